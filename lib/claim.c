@@ -1,0 +1,220 @@
+/* claim.c — see claim.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "claim.h"
+#include "err.h"
+#include "exitcodes.h"
+#include "lease.h"
+
+static int
+lease_is_flock(const rec_t *r)
+{
+	const char *l = rec_raw(r, "lease");
+	return l && l[0] == '{' && strstr(l, "\"flock\":true");
+}
+
+static int64_t
+lease_expiry(const rec_t *r)
+{
+	const char *l = rec_raw(r, "lease");
+	if (!l || l[0] != '{')
+		return -1;
+	rec_t lr;
+	if (rec_parse(&lr, l, strlen(l)) < 0)
+		return -1;
+	int64_t t = rec_time(&lr, "expires_at");
+	rec_free(&lr);
+	return t;
+}
+
+int
+claim_due(const rec_t *r, int64_t now, int by_name)
+{
+	if (rec_streq(r, "status", "paused"))
+		return CLAIM_PAUSED;
+	int64_t ra = rec_time(r, "retry_at");
+	if (record_is_final(r) && ra < 0)
+		return CLAIM_FINAL;
+	if (ra == INT64_MAX)
+		return CLAIM_PAUSED;
+	if (lease_is_flock(r))
+		return CLAIM_OK;          /* its flock is free: the holder died */
+	const char *l = rec_raw(r, "lease");
+	if (l && l[0] == '{' && lease_expiry(r) > now)
+		return CLAIM_BUSY;        /* an unexpired time lease */
+	if (ra <= now || by_name)
+		return CLAIM_OK;
+	return CLAIM_NONE;
+}
+
+/* Under the store lock, with the flock held: check and take. */
+static int
+take(store_t *s, const char *id, const claim_opts_t *o, int64_t now, int fd, rec_t *out)
+{
+	rec_t r;
+	if (store_get(s, id, &r) < 0)
+		return CLAIM_NOTFOUND;
+	int rc = claim_due(&r, now, o->by_name);
+	if (rc != CLAIM_OK) {
+		rec_free(&r);
+		return rc;
+	}
+	if (lease_is_flock(&r) && err_verbose(-1))
+		info("%s: previous holder died; claiming again", id);
+	if (rec_streq(&r, "status", "queued") && !rec_streq(&r, "type", "Binary"))
+		rec_set_str(&r, "status", "started");
+	rec_set_time(&r, "retry_at", now + o->lease_us);
+	buf_t l = {0};
+	lease_object(s, &l, now, now + o->lease_us, o->hold);
+	rec_set_raw(&r, "lease", buf_cstr(&l));
+	store_put(s, &r);
+	store_commit(s);
+	buf_addc(&l, '\n');
+	lease_note(fd, l.p);
+	buf_free(&l);
+	*out = r;
+	return CLAIM_OK;
+}
+
+int
+claim_next(store_t *s, const char *type, const char *crawl_id, const claim_opts_t *o, rec_t *out,
+    int *fdp)
+{
+	store_lock(s);
+	int64_t now = clock_now();
+	ient_t *v;
+	size_t n = store_active(s, type, &v);
+	int rc = CLAIM_NONE;
+	for (size_t i = 0; i < n; i++) {
+		ient_t *e = &v[i];
+		if (crawl_id && strcmp(e->crawl_id, crawl_id) != 0 && strcmp(e->id, crawl_id) != 0)
+			continue;
+		if (e->retry_at == INT64_MAX || strcmp(e->status, "paused") == 0)
+			continue;
+		if (e->retry_at > now && !e->lease)
+			continue;                 /* sorted: but leased ones may follow */
+		int fd;
+		if (lease_take(s, e->id, &fd) != LEASE_TAKEN)
+			continue;
+		int r = take(s, e->id, o, now, fd, out);
+		if (r == CLAIM_OK) {
+			if (!o->hold) {
+				/* a time lease: the note stays for cat, the lock goes */
+				close(fd);
+				fd = -1;
+			}
+			*fdp = fd;
+			rc = CLAIM_OK;
+			break;
+		}
+		lease_drop(fd);
+	}
+	free(v);
+	store_unlock(s);
+	return rc;
+}
+
+int
+claim_id(store_t *s, const char *id, const claim_opts_t *o, rec_t *out, int *fdp)
+{
+	store_lock(s);
+	int fd, rc;
+	int t = lease_take(s, id, &fd);
+	if (t != LEASE_TAKEN) {
+		store_unlock(s);
+		return CLAIM_BUSY;
+	}
+	rc = take(s, id, o, clock_now(), fd, out);
+	if (rc == CLAIM_OK && !o->hold) {
+		close(fd);
+		fd = -1;
+	} else if (rc != CLAIM_OK) {
+		/* keep any previous holder's note: don't truncate */
+		close(fd);
+		fd = -1;
+	}
+	*fdp = fd;
+	store_unlock(s);
+	return rc;
+}
+
+int
+claim_renew(store_t *s, const char *id, int64_t lease_us)
+{
+	store_lock(s);
+	rec_t r;
+	int rc = 1;
+	if (store_get(s, id, &r) == 0) {
+		const char *l = rec_raw(&r, "lease");
+		if (l && l[0] == '{') {
+			int64_t now = clock_now();
+			rec_t lr;
+			if (rec_parse(&lr, l, strlen(l)) == 0) {
+				rec_set_time(&lr, "expires_at", now + lease_us);
+				buf_t b = {0};
+				rec_line(&lr, &b);
+				rec_set_raw(&r, "lease", buf_cstr(&b));
+				buf_free(&b);
+				rec_free(&lr);
+			}
+			/* a pause or cancel made meanwhile wins */
+			if (!rec_streq(&r, "status", "paused") && !rec_isnull(&r, "retry_at"))
+				rec_set_time(&r, "retry_at", now + lease_us);
+			store_put(s, &r);
+			rc = 0;
+		}
+		rec_free(&r);
+	}
+	store_unlock(s);
+	return rc;
+}
+
+int
+claim_release(store_t *s, const char *id, long only_pid)
+{
+	store_lock(s);
+	rec_t r;
+	int rc = 1;
+	if (store_get(s, id, &r) == 0) {
+		const char *l = rec_raw(&r, "lease");
+		int mine = 1;
+		if (l && l[0] == '{' && only_pid) {
+			rec_t lr;
+			mine = rec_parse(&lr, l, strlen(l)) == 0 && rec_int(&lr, "pid", 0) == only_pid;
+			if (mine)
+				rec_free(&lr);
+		}
+		if (l && l[0] == '{' && mine) {
+			rec_set_null(&r, "lease");
+			if (rec_streq(&r, "status", "paused")) {
+				/* stays paused */
+			} else if (record_is_final(&r))
+				rec_set_null(&r, "retry_at");
+			else
+				rec_set_time(&r, "retry_at", clock_now());
+			store_put(s, &r);
+			rc = 0;
+		}
+		rec_free(&r);
+	}
+	store_unlock(s);
+	return rc;
+}
+
+int
+claim_leased(store_t *s, const char *id)
+{
+	if (lease_busy(s, id))
+		return 1;
+	rec_t r;
+	int leased = 0;
+	if (store_get(s, id, &r) == 0) {
+		const char *l = rec_raw(&r, "lease");
+		leased = l && l[0] == '{' && !lease_is_flock(&r) && lease_expiry(&r) > clock_now();
+		rec_free(&r);
+	}
+	return leased;
+}

@@ -1,0 +1,40 @@
+/*
+ * lease.h — leases: a flock on locks/<id>, freed by the kernel when its
+ * holder dies.
+ *
+ * A lock file is never renamed over.  The repair pass may unlink the lock
+ * file of a final item, but only while holding its flock, so lease_take()
+ * checks after locking that the file it locked is still the one at the path
+ * (same inode), and retries if not: two holders can never hold "the same"
+ * lease through two inodes.
+ *
+ * The lease record — the JSON lease object of the item's record (host, pid,
+ * boot_id, claimed_at, expires_at, flock) — is also written into the lock
+ * file so that `cat locks/<id>` shows who holds what.
+ *
+ * Errors that mean "the lock's state is unknown" (ENOLCK, EIO, EBADF on
+ * network filesystems) are never taken for "free": lease_take returns
+ * LEASE_UNKNOWN and callers treat that as busy.
+ *
+ * A lease handed to a child (abx-claim ... CMD) is named by $ABX_LEASE_FD
+ * and $ABX_ID; lease_inherited() returns that fd if it really is a lock on
+ * locks/<id>.
+ */
+#ifndef ABX_LEASE_H
+#define ABX_LEASE_H
+
+#include <stdint.h>
+#include "buf.h"
+#include "store.h"
+
+enum { LEASE_TAKEN = 0, LEASE_BUSY = 1, LEASE_UNKNOWN = 2 };
+
+int lease_take(store_t *s, const char *id, int *fdp);
+int lease_busy(store_t *s, const char *id);   /* 1 held elsewhere, 0 free */
+void lease_note(int fd, const char *text);      /* write the lease record */
+void lease_drop(int fd);                        /* clear the note, unlock, close */
+int lease_inherited(store_t *s, const char *id);
+/* The lease object for a record: {"host":..,"pid":..,...}. */
+void lease_object(store_t *s, buf_t *out, int64_t claimed, int64_t expires, int flock);
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * store.h — the data directory: journals of records, the active index, and
+ * the store lock.
+ *
+ * Layout (abx(7) FILES is the user-facing copy of this):
+ *
+ *   abx.conf                           KEY=value settings; marks a data dir
+ *   crawls.jsonl                       journal of Crawl records
+ *   schedules.jsonl, binaries.jsonl    journals of CrawlSchedule, Binary
+ *   crawls/<crawl>/snapshots.jsonl     journal of the crawl's Snapshot and
+ *                                      ArchiveResult records
+ *   crawls/<crawl>/<snapshot>/         the snapshot's outputs
+ *   locks/store.lock                   the store lock (flock)
+ *   locks/<id>                         lease lock files, one per item
+ *   index/active.jsonl                 hint: where the active items are
+ *   tmp/                               temp files, swept by the repair pass
+ *
+ * Truth and hints.  A journal is append-only JSONL: each line is a whole
+ * record version, and the last line with an id is its current version.
+ * index/active.jsonl lists only the items that can still become due (not
+ * sealed, or sealed with a maintenance retry_at) with the byte offset of
+ * their latest line, so that finding due work and reading a record cost in
+ * proportion to the active items, not to the archive.  The index is a hint:
+ * every entry is checked against the journal line it points to, and a wrong
+ * one makes that journal be rescanned.
+ *
+ * Protocol.  Every change is made by store_lock(), store_get() (the latest
+ * version, re-read after taking the lock), store_put() (stage a new
+ * version), store_commit() and store_unlock().  store_commit writes, for
+ * each journal touched, first the index lines of records that stay or
+ * become active, then all the journal lines in one write(2), then
+ * fdatasync (group commit: one sync per journal per commit), then the index
+ * lines of records that became final.  So a crash leaves the index with an
+ * extra hint, never a missing one.  The index is not synced: its first line
+ * names the boot it was written in, and an index from another boot (a
+ * power loss may have dropped its tail) is rebuilt from the journals.
+ *
+ * A torn last line (a writer killed mid-write) is moved to "<journal>.torn"
+ * and cut off by the next writer under the lock, with a warning; readers
+ * without the lock ignore a trailing partial line.  A malformed line in the
+ * middle of a journal is reported with its line number and skipped.
+ *
+ * Functions that can fail for reasons the user must see (not a data dir,
+ * I/O errors) die() with the exit codes of exitcodes.h.
+ */
+#ifndef ABX_STORE_H
+#define ABX_STORE_H
+
+#include <stdint.h>
+#include "buf.h"
+#include "clock.h"
+#include "ids.h"
+#include "json.h"
+
+typedef struct {
+	char id[ID_LEN + 1];
+	char crawl_id[ID_LEN + 1];     /* Snapshot: its crawl */
+	char type[16];                 /* Crawl Snapshot Binary CrawlSchedule */
+	char status[16];
+	int64_t off;                   /* offset of the latest line */
+	int64_t retry_at;              /* -1: null; INT64_MAX: paused marker */
+	int64_t created_at;
+	int depth;
+	int lease;                     /* a flock lease is recorded */
+	int used;                      /* hash slot in use */
+	int live;                      /* active (else a tombstone) */
+} ient_t;
+
+typedef struct pending pending_t;
+
+typedef struct store {
+	int dfd;
+	char *dir;
+	int lockfd, locked;
+	int durable;                   /* fdatasync at commit ($ABX_SYNC=0: no) */
+	/* the active index, loaded under the lock */
+	ient_t *tab;
+	size_t tabcap, nlive, nlines;
+	size_t flines;                 /* lines in the index file */
+	int idxfd;
+	int64_t idxoff;                /* bytes of index/active.jsonl applied */
+	ino_t idxino;
+	/* staged changes */
+	pending_t *pend;
+	size_t npend, pendcap;
+	char host[256], boot_id[64];
+} store_t;
+
+/* Open DIR (NULL: $ABX_DIR, else the default).  create: make it if absent;
+ * else a directory without abx.conf exits 78. */
+void store_open(store_t *s, const char *dir, int create);
+void store_close(store_t *s);
+const char *store_default_dir(void);
+
+void store_lock(store_t *s);       /* blocking flock; refreshes the index */
+void store_unlock(store_t *s);     /* commits what is staged */
+void store_commit(store_t *s);
+
+/* Latest version of id; 0 found, -1 not.  Staged versions are seen. */
+int store_get(store_t *s, const char *id, rec_t *out);
+/* Same, but search the given journal (e.g. a crawl's) if not indexed. */
+int store_get_in(store_t *s, const char *id, const char *journal, rec_t *out);
+
+/* Stage a new version (sets modified_at).  Needs the lock. */
+void store_put(store_t *s, rec_t *r);
+
+/* Journal of a record (by type and crawl_id), into out. */
+int store_journal_of(const rec_t *r, char *out, size_t n);
+void store_crawl_journal(const char *crawl_id, char *out, size_t n);
+
+/*
+ * Latest version of every record in a journal, in order of first
+ * appearance; fn returns nonzero to stop.  filter, if set, is a substring a
+ * line must contain (a cheap memmem pre-filter before parsing).
+ */
+typedef int (*store_each_fn)(rec_t *r, void *arg);
+int store_each(store_t *s, const char *journal, const char *filter, store_each_fn fn, void *arg);
+
+/* Active index entries of a type (NULL: all), in (retry_at, created_at)
+ * order.  The array is malloc'd; entries are copies. */
+size_t store_active(store_t *s, const char *type, ient_t **out);
+
+/* Rebuild the index from the journals (the repair pass uses it). */
+void store_rebuild_index(store_t *s);
+/* Rewrite a journal to its latest versions if it is > 2x its live size
+ * (force: always).  Returns 1 if compacted. */
+int store_compact(store_t *s, const char *journal, int force);
+
+int record_is_final(const rec_t *r);      /* by type and status */
+int record_is_active(const rec_t *r);     /* belongs in the index */
+int64_t rec_time(const rec_t *r, const char *key);  /* -1 null, INT64_MAX max */
+void rec_set_time(rec_t *r, const char *key, int64_t us);  /* <0: null */
+
+#endif
