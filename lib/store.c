@@ -371,15 +371,15 @@ index_header(store_t *s, buf_t *b)
 
 /* Cut a torn tail off an append-only file we hold the lock for.  The
  * fragment is kept in "<rel>.torn" so nothing is dropped silently. */
-static void
+static int
 repair_tail(store_t *s, int fd, const char *rel, int keep)
 {
 	struct stat st;
 	if (fstat(fd, &st) < 0 || st.st_size == 0)
-		return;
+		return 0;
 	char c;
 	if (pread(fd, &c, 1, st.st_size - 1) == 1 && c == '\n')
-		return;
+		return 0;
 	off_t end = st.st_size, pos = end;
 	char chunk[4096];
 	off_t cut = 0;
@@ -415,6 +415,7 @@ repair_tail(store_t *s, int fd, const char *rel, int keep)
 	}
 	if (ftruncate(fd, cut) < 0)
 		diesys(EX_IOERR_, "unable to repair %s/%s", s->dir, rel);
+	return 1;
 }
 
 static void index_write_full(store_t *s);
@@ -1101,6 +1102,19 @@ store_rebuild_index(store_t *s)
 		flock(s->lockfd, LOCK_UN);
 		s->locked = 0;
 	}
+}
+
+int
+store_check_journal(store_t *s, const char *journal)
+{
+	if (!s->locked)
+		die(EX_SOFT_, "internal error: store_check_journal without the store lock");
+	int fd = fs_open(s->dfd, journal, O_RDWR | O_APPEND, 0);
+	if (fd < 0)
+		return 0;
+	int cut = repair_tail(s, fd, journal, 1);
+	close(fd);
+	return cut;
 }
 
 int

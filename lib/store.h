@@ -125,6 +125,9 @@ void store_rebuild_index(store_t *s);
 /* Rewrite a journal to its latest versions if it is > 2x its live size
  * (force: always).  Returns 1 if compacted. */
 int store_compact(store_t *s, const char *journal, int force);
+/* Under the lock: cut a torn last line off a journal (kept in .torn);
+ * returns 1 if one was cut. */
+int store_check_journal(store_t *s, const char *journal);
 
 int record_is_final(const rec_t *r);      /* by type and status */
 int record_is_active(const rec_t *r);     /* belongs in the index */

@@ -1,0 +1,230 @@
+/*
+ * abx-add — queue one crawl of the given URLs.
+ *
+ * URLs come from the arguments, or from stdin when there are none: one per
+ * line, "#" comments and blank lines skipped, or JSONL records with "url",
+ * "title" and "tags".  Each bad URL is reported with its line number and
+ * skipped.  The crawl and its depth-0 snapshots are written in one durable
+ * commit, queued and due now, so that abx-claim -k snapshot finds them at
+ * once.  The Crawl record is printed on stdout.  Exit 65 if no URL was valid.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "err.h"
+#include "exitcodes.h"
+#include "record.h"
+#include "store.h"
+#include "url.h"
+
+static const char usage[] =
+    "abx-add [-d DIR] [--depth N] [--tag T,...] [--plugins P,...] [--config KEY=VALUE]... [URL...]";
+
+typedef struct {
+	char *url, *title, *tags;
+} entry_t;
+
+typedef struct {
+	entry_t *v;
+	size_t n, cap;
+	int bad;
+} entries_t;
+
+static void
+add_entry(entries_t *e, const char *where, long lineno, char *url, char *title, char *tags)
+{
+	const char *why = url ? url_check(url) : "record has no \"url\" string";
+	if (why) {
+		warnx_("%s %ld: %s: %s", where, lineno, why, url ? url : "");
+		e->bad++;
+		free(url), free(title), free(tags);
+		return;
+	}
+	for (size_t i = 0; i < e->n; i++)
+		if (strcmp(e->v[i].url, url) == 0) {
+			free(url), free(title), free(tags);
+			return;   /* unique per crawl, as in ArchiveBox */
+		}
+	if (e->n == e->cap) {
+		e->cap = e->cap ? e->cap * 2 : 64;
+		e->v = xrealloc(e->v, e->cap * sizeof(entry_t));
+	}
+	e->v[e->n++] = (entry_t){url, title, tags};
+}
+
+static void
+read_line(entries_t *e, char *line, size_t len, long lineno)
+{
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = 0;
+	char *p = line;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p || *p == '#')
+		return;
+	if (*p == '{') {
+		rec_t r;
+		if (rec_parse(&r, p, strlen(p)) < 0) {
+			warnx_("line %ld: malformed JSON record", lineno);
+			e->bad++;
+			return;
+		}
+		char *tags = rec_str(&r, "tags");
+		const char *raw = rec_raw(&r, "tags");
+		if (!tags && raw && raw[0] == '[') {
+			/* a JSON array of tags: join with commas */
+			rec_t tmp = {0};
+			rec_set_raw(&tmp, "t", raw);
+			buf_t b = {0};
+			size_t l = strlen(raw);
+			for (size_t i = 1; i + 1 < l; i++)
+				if (raw[i] != '"' && raw[i] != ' ')
+					buf_addc(&b, raw[i]);
+			tags = buf_cstr(&b);
+			rec_free(&tmp);
+		}
+		add_entry(e, "line", lineno, rec_str(&r, "url"), rec_str(&r, "title"), tags);
+		rec_free(&r);
+		return;
+	}
+	add_entry(e, "line", lineno, xstrdup(p), NULL, NULL);
+}
+
+static int
+config_key_ok(const char *k, size_t n)
+{
+	if (n == 0 || !(k[0] >= 'A' && k[0] <= 'Z'))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((k[i] >= 'A' && k[i] <= 'Z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '_'))
+			return 0;
+	return 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"depth", required_argument, 0, 'D'}, {"tag", required_argument, 0, 't'},
+		{"plugins", required_argument, 0, 'p'}, {"config", required_argument, 0, 'c'},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	const char *dir = NULL, *tags = "", *plugins = NULL;
+	int depth = 0, c;
+	rec_t config = {0};
+	err_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 'D': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 0 || v > 4) {
+				warnx_("--depth must be 0 to 4: %s", optarg);
+				cli_usage(usage);
+			}
+			depth = v;
+			break;
+		}
+		case 't': tags = optarg; break;
+		case 'p': plugins = optarg; break;
+		case 'c': {
+			const char *eq = strchr(optarg, '=');
+			if (!eq || !config_key_ok(optarg, eq - optarg)) {
+				warnx_("--config wants KEY=VALUE with KEY in [A-Z0-9_]: %s", optarg);
+				cli_usage(usage);
+			}
+			char *k = xstrndup(optarg, eq - optarg);
+			rec_set_str(&config, k, eq + 1);
+			free(k);
+			break;
+		}
+		case 'h': cli_help(usage);
+		default: cli_usage(usage);
+		}
+	}
+	if (plugins) {
+		const char *bad;
+		char **v = cli_names(plugins, &bad);
+		if (!v)
+			die(EX_DATAERR_, "--plugins: not a plugin name: %s", bad);
+		cli_names_free(v);
+		rec_set_str(&config, "PLUGINS", plugins);
+	}
+
+	entries_t e = {0};
+	if (optind < argc) {
+		for (int i = optind; i < argc; i++)
+			add_entry(&e, "argument", i - optind + 1, xstrdup(argv[i]), NULL, NULL);
+	} else {
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t n;
+		long lineno = 0;
+		while ((n = getline(&line, &cap, stdin)) != -1)
+			read_line(&e, line, n, ++lineno);
+		free(line);
+	}
+	if (e.n == 0)
+		die(EX_DATAERR_, "no valid URL%s", e.bad ? " (all were rejected)" : " given");
+
+	store_t s;
+	store_open(&s, dir, 1);
+	int64_t now = clock_now();
+	buf_t urls = {0}, cfg = {0};
+	for (size_t i = 0; i < e.n; i++) {
+		if (e.v[i].title || e.v[i].tags) {
+			/* keep the record form so a later run knows title and tags */
+			rec_t l = {0};
+			rec_set_str(&l, "url", e.v[i].url);
+			if (e.v[i].title)
+				rec_set_str(&l, "title", e.v[i].title);
+			if (e.v[i].tags)
+				rec_set_str(&l, "tags", e.v[i].tags);
+			rec_line(&l, &urls);
+			rec_free(&l);
+		} else {
+			buf_adds(&urls, e.v[i].url);
+		}
+		buf_addc(&urls, '\n');
+	}
+	rec_line(&config, &cfg);
+	rec_t crawl;
+	record_crawl(&crawl, now, buf_cstr(&urls), depth, tags, cfg.p);
+	char *cid = rec_str(&crawl, "id");
+	store_lock(&s);
+	store_put(&s, &crawl);
+	for (size_t i = 0; i < e.n; i++) {
+		rec_t snap;
+		buf_t t = {0};
+		buf_adds(&t, tags);
+		if (e.v[i].tags && *e.v[i].tags) {
+			if (t.len)
+				buf_addc(&t, ',');
+			buf_adds(&t, e.v[i].tags);
+		}
+		record_snapshot(&snap, now, cid, e.v[i].url, 0, NULL, e.v[i].title, buf_cstr(&t));
+		store_put(&s, &snap);
+		rec_free(&snap);
+		buf_free(&t);
+	}
+	store_unlock(&s);
+	buf_t out = {0};
+	rec_line(&crawl, &out);
+	cli_out(out.p, out.len);
+
+	buf_free(&out);
+	buf_free(&urls);
+	buf_free(&cfg);
+	free(cid);
+	rec_free(&crawl);
+	rec_free(&config);
+	for (size_t i = 0; i < e.n; i++)
+		free(e.v[i].url), free(e.v[i].title), free(e.v[i].tags);
+	free(e.v);
+	store_close(&s);
+	return 0;
+}

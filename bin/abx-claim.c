@@ -1,0 +1,214 @@
+/*
+ * abx-claim — take the lease on the next due item, or on a named one, in
+ * the manner of flock(1).
+ *
+ * Without CMD: claim, print the new record, exit; the lease is a time
+ * lease that lasts -l seconds (default 60) unless renewed (--renew ID) or
+ * released (--release ID).  With CMD: claim with a flock lease, run CMD
+ * holding it (the lock fd is inherited: $ABX_LEASE_FD), with ABX_DIR,
+ * ABX_KIND and ABX_ID in its environment; renew the record's expiry every
+ * third of the lease while CMD runs; forward SIGINT, SIGTERM and SIGHUP to
+ * CMD; release the lease when CMD exits (unless CMD moved the item on, e.g.
+ * sealed it), and exit with CMD's status.  If abx-claim itself is killed,
+ * CMD keeps the lease: the kernel frees it only when the last holder dies.
+ * --test ID exits 0 if ID is leased, 1 if not.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "claim.h"
+#include "cli.h"
+#include "err.h"
+#include "exitcodes.h"
+#include "store.h"
+
+static const char usage[] =
+    "abx-claim [-d DIR] [-k crawl|snapshot|binary] [-l SECONDS] [-i ID] [CMD [ARG...]]\n"
+    "       abx-claim [-d DIR] [-l SECONDS] --renew ID | --release ID | --test ID";
+
+static volatile sig_atomic_t forward_sig;
+
+static void
+on_signal(int sig)
+{
+	forward_sig = sig;
+}
+
+static const char *
+kind_type(const char *k)
+{
+	if (strcmp(k, "crawl") == 0)
+		return "Crawl";
+	if (strcmp(k, "snapshot") == 0)
+		return "Snapshot";
+	if (strcmp(k, "binary") == 0)
+		return "Binary";
+	return NULL;
+}
+
+static int
+run_cmd(store_t *s, const char *kind, const char *id, int fd, int64_t lease_us, char **cmd)
+{
+	char fdbuf[16];
+	snprintf(fdbuf, sizeof fdbuf, "%d", fd);
+	struct sigaction sa = {0};
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		diesys(EX_SOFT_, "unable to fork");
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		setenv("ABX_DIR", s->dir, 1);
+		setenv("ABX_KIND", kind, 1);
+		setenv("ABX_ID", id, 1);
+		setenv("ABX_LEASE_FD", fdbuf, 1);
+		execvp(cmd[0], cmd);
+		int e = errno;
+		warnsys("unable to run %s", cmd[0]);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	int pidfd = syscall(SYS_pidfd_open, pid, 0);
+	int64_t every = lease_us / 3 / 1000;   /* ms */
+	int64_t next = clock_mono() / 1000 + every;
+	int status = 0, renewing = 1;
+	for (;;) {
+		if (forward_sig) {
+			kill(pid, forward_sig);
+			forward_sig = 0;
+		}
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			diesys(EX_SOFT_, "waitpid");
+		int64_t now = clock_mono() / 1000;
+		if (renewing && now >= next) {
+			/* the record's expiry is the fallback where locks are
+			 * not trusted; the flock is the truth */
+			renewing = claim_renew(s, id, lease_us) == 0;
+			next = now + every;
+		}
+		int wait_ms = renewing ? (int)(next - now) : 1000;
+		if (wait_ms < 1)
+			wait_ms = 1;
+		if (pidfd >= 0) {
+			struct pollfd p = {pidfd, POLLIN, 0};
+			poll(&p, 1, wait_ms);
+		} else {
+			poll(NULL, 0, wait_ms < 100 ? wait_ms : 100);
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	claim_release(s, id, (long)getpid());
+	close(fd);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"renew", required_argument, 0, 'R'}, {"release", required_argument, 0, 'U'},
+		{"test", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	const char *dir = NULL, *kind = "snapshot", *id = NULL, *op_id = NULL;
+	int op = 0, c;
+	double lease = 60;
+	err_init(argv[0]);
+	/* '+': options stop at CMD, as in flock(1) */
+	while ((c = getopt_long(argc, argv, "+d:k:l:i:hv", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 'k': kind = optarg; break;
+		case 'i': id = optarg; break;
+		case 'v': err_verbose(1); break;
+		case 'l': {
+			char *end;
+			lease = strtod(optarg, &end);
+			if (*end || end == optarg || lease <= 0 || lease > 86400 * 365) {
+				warnx_("-l wants a number of seconds: %s", optarg);
+				cli_usage(usage);
+			}
+			break;
+		}
+		case 'R': case 'U': case 'T':
+			if (op)
+				cli_usage(usage);
+			op = c;
+			op_id = optarg;
+			break;
+		case 'h': cli_help(usage);
+		default: cli_usage(usage);
+		}
+	}
+	const char *type = kind_type(kind);
+	if (!type) {
+		warnx_("-k wants crawl, snapshot or binary: %s", kind);
+		cli_usage(usage);
+	}
+	if (op && (id || optind < argc))
+		cli_usage(usage);
+	const char *check = op ? op_id : id;
+	if (check && !id_valid(check))
+		die(EX_DATAERR_, "not an id: %s", check);
+	int64_t lease_us = (int64_t)(lease * 1e6);
+	store_t s;
+	store_open(&s, dir, 0);
+	int rc;
+	if (op == 'R') {
+		rc = claim_renew(&s, op_id, lease_us) == 0 ? 0 : 1;
+		if (rc)
+			warnx_("%s carries no lease", op_id);
+	} else if (op == 'U') {
+		rc = claim_release(&s, op_id, 0) == 0 ? 0 : 1;
+		if (rc)
+			warnx_("%s carries no lease", op_id);
+	} else if (op == 'T') {
+		rc = claim_leased(&s, op_id) ? 0 : 1;
+	} else {
+		claim_opts_t o = {lease_us, optind < argc, id != NULL};
+		rec_t r;
+		int fd = -1;
+		int cr = id ? claim_id(&s, id, &o, &r, &fd) : claim_next(&s, type, NULL, &o, &r, &fd);
+		switch (cr) {
+		case CLAIM_OK: break;
+		case CLAIM_NONE: store_close(&s); return id ? (warnx_("%s is not due", id), 1) : 1;
+		case CLAIM_BUSY: warnx_("%s is leased by someone else", id); store_close(&s); return EX_TEMPFAIL_;
+		case CLAIM_PAUSED: warnx_("%s is paused", id); store_close(&s); return 1;
+		case CLAIM_FINAL: warnx_("%s is sealed", id); store_close(&s); return 1;
+		case CLAIM_NOTFOUND: die(EX_DATAERR_, "no record with id %s", id);
+		}
+		char *rid = rec_str(&r, "id");
+		if (optind < argc) {
+			rc = run_cmd(&s, kind, rid, fd, lease_us, argv + optind);
+		} else {
+			buf_t b = {0};
+			rec_line(&r, &b);
+			cli_out(b.p, b.len);
+			buf_free(&b);
+			rc = 0;
+		}
+		free(rid);
+		rec_free(&r);
+	}
+	store_close(&s);
+	return rc;
+}
