@@ -53,17 +53,21 @@ tests/unit/%.t: tests/unit/%.c tests/unit/tap.h lib/libabx.a build.flags
 	$(CC) $(CFLAGS) $(XCFLAGS) -Itests/unit -o $@ $< lib/libabx.a $(LDLIBS)
 
 deps:
-	@sh tests/deps.sh
+	@sh tests/lib/deps.sh
 
 check: deps
 	$(MAKE) SANITIZE=1 all
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  prove -j2 -v --timer tests/unit/*.t tests/*.sh 2>&1 | tee tests.log | grep -v '^ok ' ; \
-	  tail -n 3 tests.log | grep -q '^Result: PASS'
+	$(MAKE) lint
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  prove -j2 --timer tests/unit/*.t tests/*.sh
+
+SHELLS  = $(wildcard .ci/run tests/*.sh tests/lib/*.sh bench/*.sh examples/*.sh examples/*/run \
+            share/abx/plugins/*/on_*.sh)
 
 lint:
-	mandoc -Tlint -Wwarning $(MANS)
-	shellcheck -x tests/*.sh tests/lib/*.sh .ci/run bench/*.sh examples/*.sh $(wildcard share/abx/plugins/*/on_*.sh)
+	@if [ -n "$(MANS)" ]; then echo "mandoc -Tlint $(MANS)"; mandoc -Tlint -Wwarning $(MANS); fi
+	shellcheck -x -s sh -e SC1091 $(SHELLS)
 
 bench: deps
 	$(MAKE) all $(BENCHES)

@@ -13,9 +13,63 @@
 #include "err.h"
 #include "json.h"
 
+/* jsmn takes any run of characters starting like a literal: check it. */
+static int
+primitive_ok(const char *p, size_t n)
+{
+	if ((n == 4 && memcmp(p, "true", 4) == 0) || (n == 5 && memcmp(p, "false", 5) == 0) ||
+	    (n == 4 && memcmp(p, "null", 4) == 0))
+		return 1;
+	size_t i = 0;
+	if (i < n && p[i] == '-')
+		i++;
+	if (i >= n)
+		return 0;
+	if (p[i] == '0')
+		i++;
+	else if (p[i] >= '1' && p[i] <= '9')
+		while (i < n && p[i] >= '0' && p[i] <= '9')
+			i++;
+	else
+		return 0;
+	if (i < n && p[i] == '.') {
+		size_t d = ++i;
+		while (i < n && p[i] >= '0' && p[i] <= '9')
+			i++;
+		if (i == d)
+			return 0;
+	}
+	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+		i++;
+		if (i < n && (p[i] == '+' || p[i] == '-'))
+			i++;
+		size_t d = i;
+		while (i < n && p[i] >= '0' && p[i] <= '9')
+			i++;
+		if (i == d)
+			return 0;
+	}
+	return i == n;
+}
+
+static int tokenize_raw(const char *text, size_t len, jsmntok_t **out);
+
 /* Tokenize text; returns token count and sets *out, or -1. */
 static int
 tokenize(const char *text, size_t len, jsmntok_t **out)
+{
+	int n = tokenize_raw(text, len, out);
+	for (int i = 0; i < n; i++)
+		if ((*out)[i].type == JSMN_PRIMITIVE &&
+		    !primitive_ok(text + (*out)[i].start, (*out)[i].end - (*out)[i].start)) {
+			free(*out);
+			return -1;
+		}
+	return n;
+}
+
+static int
+tokenize_raw(const char *text, size_t len, jsmntok_t **out)
 {
 	jsmn_parser p;
 	jsmntok_t small[64];

@@ -122,8 +122,9 @@ size_t store_active(store_t *s, const char *type, ient_t **out);
 
 /* Rebuild the index from the journals (the repair pass uses it). */
 void store_rebuild_index(store_t *s);
-/* Rewrite a journal to its latest versions if it is > 2x its live size
- * (force: always).  Returns 1 if compacted. */
+/* Rewrite a journal to its latest versions if it is more than twice its
+ * live size plus $ABX_COMPACT_MIN bytes (default 65536; force: whenever it
+ * holds any superseded line).  Returns 1 if compacted. */
 int store_compact(store_t *s, const char *journal, int force);
 /* Under the lock: cut a torn last line off a journal (kept in .torn);
  * returns 1 if one was cut. */

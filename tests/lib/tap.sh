@@ -1,7 +1,7 @@
 # tap.sh — TAP helpers for the shell tests; source it from tests/*.sh.
 #
 #   . "$(dirname "$0")/lib/tap.sh"
-#   plan 3
+#   plan 3        (optional: done_testing prints the plan if not given)
 #   ok "abx-add queues a crawl" test -s "$D/crawls.jsonl"
 #   is "$(abx-ls -d "$D" | wc -l)" 2 "two records"
 #   expect_exit 65 "bad url" abx-add -d "$D" 'not a url'
@@ -24,7 +24,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-plan() { echo "1..$1"; }
+_planned=0
+# plan N: announce N tests up front; without it, done_testing prints the plan
+plan() { _planned=1; echo "1..$1"; }
 pass() { _n=$((_n + 1)); echo "ok $_n - $1"; }
 fail() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $1"; }
 diag() { printf '# %s\n' "$@"; }
@@ -60,5 +62,6 @@ wait_for() {
 	done
 }
 done_testing() {
+	[ "$_planned" -eq 1 ] || echo "1..$_n"
 	[ "$_failed" -eq 0 ]
 }

@@ -1,0 +1,102 @@
+/*
+ * config.h — layered configuration, and a plugin's config.json schema
+ * resolved over it (ArchiveBox's resolution, abx-hook(1) CONFIGURATION).
+ *
+ * A conf_t maps KEY to the text a hook sees in its environment.  Every entry
+ * remembers the layer it came from; conf_set() replaces an entry only from
+ * the same or a higher layer, so loading the layers in any order gives
+ *
+ *     built-in defaults < DIR/abx.conf < environment < crawl "config"
+ *       < snapshot "config" < resolved plugin schema < forced (SNAP_DIR ...)
+ *
+ * JSON values (crawl and snapshot config, schema defaults) become text as
+ * ArchiveBox serialises them: strings unescaped, true/false as True/False,
+ * numbers as written, arrays and objects as compact JSON, null dropped.
+ *
+ * A schema (config.json "properties") resolves each property K, in order:
+ *  1. K or one of its x-aliases, set in abx.conf or above (the highest layer
+ *     wins; K before its aliases within a layer);
+ *  2. its x-fallback F, set in abx.conf or above;
+ *  3. K's schema "default";
+ *  4. K's built-in default, else F's resolved or built-in value.
+ * A value is coerced to the property's "type" (boolean: true/false/1/0/yes/
+ * no/on/off, any case, becomes True/False; integer; number; array and
+ * object: JSON text of that shape; string: as is).  A value that does not
+ * coerce is reported once on stderr and the next rule is tried.
+ *
+ * Keys are [A-Za-z_][A-Za-z0-9_]*; others are ignored (they cannot be
+ * environment variables).  Lookups are binary searches: the array is kept
+ * sorted by key.
+ */
+#ifndef ABX_CONFIG_H
+#define ABX_CONFIG_H
+
+#include <stddef.h>
+#include "buf.h"
+
+enum {
+	CONF_BUILTIN, CONF_FILE, CONF_ENV, CONF_CRAWL, CONF_SNAPSHOT, CONF_PLUGIN, CONF_FORCED,
+};
+
+typedef struct {
+	char *key, *val;
+	int layer;
+} conf_ent_t;
+
+typedef struct {
+	conf_ent_t *v;
+	size_t n, cap;
+} conf_t;
+
+typedef struct {
+	char *key;
+	char *type;        /* "boolean" "integer" ... or "" */
+	char *dflt;        /* raw JSON, or NULL */
+	char *fallback;    /* x-fallback, or NULL */
+	char **aliases;    /* NULL-terminated, or NULL */
+} prop_t;
+
+typedef struct {
+	prop_t *v;
+	size_t n;
+} schema_t;
+
+int conf_key_valid(const char *k);
+void conf_set(conf_t *c, const char *key, const char *val, int layer);
+void conf_unset(conf_t *c, const char *key);
+const conf_ent_t *conf_find(const conf_t *c, const char *key);
+const char *conf_get(const conf_t *c, const char *key);   /* NULL if unset */
+void conf_copy(conf_t *dst, const conf_t *src);
+void conf_free(conf_t *c);
+
+void conf_builtins(conf_t *c);
+/* KEY=value lines, '#' comments, optional "export ", quotes stripped.
+ * 0, or -1 if the file cannot be read (ENOENT is not an error). */
+int conf_load_file(conf_t *c, int dfd, const char *rel);
+void conf_load_environ(conf_t *c, char **envp);
+/* The members of a raw JSON object; -1 if raw is not an object. */
+int conf_load_json(conf_t *c, const char *raw, int layer);
+
+/* JSON value → environment text; returns -1 for null (no value). */
+int conf_json_text(const char *raw, buf_t *out);
+/* True/true/1/yes/on → 1, False/false/0/no/off/"" → 0, else dflt. */
+int conf_bool(const char *v, int dflt);
+/* Positive whole seconds, or dflt. */
+long conf_seconds(const char *v, long dflt);
+
+/* Parse the "properties" object of a config.json into sc (appending). */
+int schema_parse(schema_t *sc, const char *properties_raw);
+const prop_t *schema_find(const schema_t *sc, const char *key);
+void schema_free(schema_t *sc);
+/* Resolve every property of the schemas over c, into c (layer CONF_PLUGIN);
+ * where is named in warnings (the plugin). */
+void conf_resolve(conf_t *c, const schema_t *const *schemas, size_t n, const char *where);
+/* Resolve one property, without storing it; malloc'd text or NULL. */
+char *conf_resolve_one(const conf_t *c, const schema_t *const *schemas, size_t n,
+    const char *key, const char *where);
+
+/* The environment: "KEY=value" strings, NULL-terminated, malloc'd. */
+char **conf_envp(const conf_t *c);
+void conf_envp_free(char **envp);
+
+#endif
