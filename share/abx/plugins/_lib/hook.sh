@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # hook.sh — what the shipped shell hooks share; sourced, never run.
 #
 # A hook is called as ArchiveBox calls one: argv --url=URL (other arguments
@@ -29,6 +30,7 @@ hook_init() {
 		esac
 		shift
 	done
+	_hook_enabled=
 	eval "_hook_enabled=\${${_hook_prefix}_ENABLED-true}"
 	eval "timeout=\${${_hook_prefix}_TIMEOUT:-\${TIMEOUT:-60}}"
 	case $timeout in

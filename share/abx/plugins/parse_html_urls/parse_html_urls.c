@@ -813,6 +813,99 @@ shallowest_html(const char *dir, const char *rel, int depth, buf_t *best, int *b
 	closedir(d);
 }
 
+/* Field k (0-based, space-separated) of line; 0 if there are fewer. */
+static int
+cdx_field(const char *line, size_t n, int k, span_t *f)
+{
+	size_t i = 0;
+	for (int j = 0;; j++) {
+		while (i < n && line[i] == ' ')
+			i++;
+		if (i >= n)
+			return 0;
+		size_t e = i;
+		while (e < n && line[e] != ' ')
+			e++;
+		if (j == k) {
+			*f = (span_t){line + i, e - i, 1};
+			return 1;
+		}
+		i = e;
+	}
+}
+
+/*
+ * Follow from doc the redirects wget recorded in its newest CDX index
+ * (warc/<time>.cdx: a header " CDX a b a m s k r ..." naming the columns,
+ * a = URL, s = status, r = Location), so that a page saved under the name
+ * of the URL it was asked for gets the base URL it was served from.
+ */
+static void
+follow_redirects(const char *wgetdir, buf_t *doc)
+{
+	char *wdir = xasprintf("%s/warc", wgetdir), *newest = NULL;
+	DIR *d = opendir(wdir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l > 4 && !strcmp(e->d_name + l - 4, ".cdx") && (!newest || strcmp(e->d_name, newest) > 0)) {
+			free(newest);
+			newest = xstrdup(e->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	buf_t cdx = {0}, cur = {0}, a = {0}, next = {0};
+	char *path = newest ? xasprintf("%s/%s", wdir, newest) : NULL;
+	int col_a = -1, col_s = -1, col_r = -1;
+	if (path && read_path(path, &cdx) == 0 && cdx.len > 0) {
+		const char *nl = memchr(cdx.p, '\n', cdx.len);
+		size_t hl = nl ? (size_t)(nl - cdx.p) : cdx.len;
+		span_t f;
+		/* field 0 is "CDX"; the letters after it name the columns */
+		for (int k = 1; cdx_field(cdx.p, hl, k, &f); k++) {
+			if (f.n != 1)
+				continue;
+			if (f.p[0] == 'a' && col_a < 0)
+				col_a = k - 1;
+			else if (f.p[0] == 's' && col_s < 0)
+				col_s = k - 1;
+			else if (f.p[0] == 'r' && col_r < 0)
+				col_r = k - 1;
+		}
+	}
+	resolve(doc->p, doc->len, "", 0, 0, &cur);
+	for (int hop = 0; hop < 10 && col_a >= 0 && col_s >= 0 && col_r >= 0; hop++) {
+		int moved = 0;
+		for (const char *l = cdx.p, *end = cdx.p + cdx.len; l < end && !moved;) {
+			const char *nl = memchr(l, '\n', end - l);
+			size_t n = nl ? (size_t)(nl - l) : (size_t)(end - l);
+			span_t fa, fs, fr;
+			if (l != cdx.p && cdx_field(l, n, col_a, &fa) && cdx_field(l, n, col_s, &fs) &&
+			    cdx_field(l, n, col_r, &fr) && fs.p[0] == '3' && !(fr.n == 1 && fr.p[0] == '-')) {
+				resolve(fa.p, fa.n, "", 0, 0, &a);
+				if (!strcmp(a.p, cur.p) && resolve(cur.p, cur.len, fr.p, fr.n, 0, &next)) {
+					buf_reset(&cur);
+					buf_add(&cur, next.p, next.len);
+					moved = 1;
+				}
+			}
+			l += n + 1;
+		}
+		if (!moved)
+			break;
+	}
+	buf_reset(doc);
+	buf_add(doc, cur.p, cur.len);
+	buf_free(&cdx);
+	buf_free(&cur);
+	buf_free(&a);
+	buf_free(&next);
+	free(path);
+	free(newest);
+	free(wdir);
+}
+
 /*
  * Find the page's HTML: fills html and the document's URL (doc).
  * Returns the source's description (malloc'd) or NULL.
@@ -841,9 +934,10 @@ find_source(const char *url, const char *file, buf_t *html, buf_t *doc)
 	for (int adjust = 1; adjust >= 0 && !found; adjust--) {
 		buf_reset(&name);
 		wget_name(url, &name, adjust);
-		if (read_twin(dir, name.p, html) == 0)
+		if (read_twin(dir, name.p, html) == 0) {
 			found = xasprintf("wget/%s", name.p);
-		else
+			follow_redirects(dir, doc);
+		} else
 			buf_reset(html);
 	}
 	if (!found) {
@@ -908,6 +1002,20 @@ parent_depth(void)
 		rec_free(&ctx);
 	}
 	return d;
+}
+
+/* urls.jsonl in the cwd, by rename. */
+static int
+write_urls(const buf_t *out)
+{
+	int dfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	int rc = fs_replace(dfd, "urls.jsonl", out->p, out->len, 0);
+	int e = errno;
+	close(dfd);
+	errno = e;
+	return rc;
 }
 
 static void
@@ -1003,7 +1111,7 @@ main(int argc, char **argv)
 		if (unlink("urls.jsonl") < 0 && errno != ENOENT)
 			warnsys("unable to remove urls.jsonl");
 		print_result("noresults", msg, NULL);
-	} else if (fs_replace(AT_FDCWD, "urls.jsonl", set.out.p, set.out.len, 0) < 0) {
+	} else if (write_urls(&set.out) < 0) {
 		char *e = xasprintf("unable to write urls.jsonl: %s", strerror(errno));
 		warnx_("%s", e);
 		print_result("failed", e, e);

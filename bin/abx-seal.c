@@ -1,0 +1,120 @@
+/*
+ * abx-seal — finish a snapshot or a crawl; pack one into an archive.
+ *
+ * A snapshot is sealed and its index.jsonl, index.json and index.html
+ * written; a crawl is sealed when none of its snapshots is queued, started
+ * or paused, else requeued at its earliest child's time (exit 1, "not
+ * finished").  Sealing again rewrites the index files.  abx-seal holds the
+ * item's lease while it works: inherited from abx-claim, or taken (exit 75
+ * if a worker holds it).  --pack FILE writes the item's directory into an
+ * archive chosen by FILE's suffix; --index rebuilds the data directory's
+ * index.html from its index.jsonl.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "err.h"
+#include "exitcodes.h"
+#include "lease.h"
+#include "seal.h"
+#include "store.h"
+
+static const char usage[] =
+    "abx-seal [-d DIR] [--pack FILE] ID\n"
+    "       abx-seal [-d DIR] --index";
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"pack", required_argument, 0, 'p'}, {"index", no_argument, 0, 'I'},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	const char *dir = NULL, *pack = NULL;
+	int c, index_only = 0;
+	err_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 'p': pack = optarg; break;
+		case 'I': index_only = 1; break;
+		case 'h': cli_help(usage);
+		default: cli_usage(usage);
+		}
+	}
+	store_t s;
+	if (index_only) {
+		if (optind != argc || pack)
+			cli_usage(usage);
+		store_open(&s, dir, 0);
+		seal_site_index(&s);
+		store_close(&s);
+		return 0;
+	}
+	if (optind + 1 != argc)
+		cli_usage(usage);
+	const char *id = argv[optind];
+	if (!id_valid(id))
+		die(EX_DATAERR_, "not an id: %s", id);
+	store_open(&s, dir, 0);
+	rec_t r;
+	if (store_get(&s, id, &r) < 0)
+		die(EX_DATAERR_, "no record with id %s", id);
+	int is_crawl = rec_streq(&r, "type", "Crawl");
+	if (!is_crawl && !rec_streq(&r, "type", "Snapshot"))
+		die(EX_DATAERR_, "%s is not a snapshot or a crawl", id);
+	if (pack) {
+		if (!record_is_final(&r))
+			die(EX_DATAERR_, "%s is not sealed yet; seal it before packing", id);
+		rec_free(&r);
+		int rc = seal_pack(&s, id, pack);
+		store_close(&s);
+		if (rc == SEAL_ERR)
+			die(EX_CANTCREAT_, "unable to pack %s into %s (suffixes: .tar.gz .tgz .tar.zst "
+			    ".tar.xz .tar .zip)", id, pack);
+		return 0;
+	}
+	rec_free(&r);
+	int fd = lease_inherited(&s, id);
+	int own = 0;
+	if (fd < 0) {
+		int t = lease_take(&s, id, &fd);
+		if (t != LEASE_TAKEN)
+			die(EX_TEMPFAIL_, "%s is leased by a worker; try again later", id);
+		own = 1;
+	}
+	rec_t out;
+	int rc = is_crawl ? seal_crawl(&s, id, &out) : seal_snapshot(&s, id, &out);
+	int code = 0;
+	switch (rc) {
+	case SEAL_OK: {
+		buf_t b = {0};
+		rec_line(&out, &b);
+		cli_out(b.p, b.len);
+		buf_free(&b);
+		rec_free(&out);
+		if (is_crawl)
+			seal_site_index(&s);
+		break;
+	}
+	case SEAL_REQUEUED:
+		warnx_("crawl %s has unfinished snapshots; requeued at its earliest child's time", id);
+		rec_free(&out);
+		code = 1;
+		break;
+	case SEAL_PAUSED:
+		warnx_("%s is paused; resume it first", id);
+		code = 1;
+		break;
+	default:
+		die(EX_SOFT_, "unable to seal %s", id);
+	}
+	if (own)
+		lease_drop(fd);
+	store_close(&s);
+	return code;
+}

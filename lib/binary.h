@@ -1,0 +1,68 @@
+/*
+ * binary.h — the binaries a plugin requires: found, recorded, backed off.
+ *
+ * A plugin's config.json "required_binaries" is an array of
+ *     {"name": "{WGET_BINARY}", "binproviders": "env,apt", ...}
+ * whose string fields have {KEY} replaced by the plugin's resolved config.
+ * A name with a "/" is a path; otherwise it is looked up in PATH, then each
+ * provider named in binproviders that a plugin implements with
+ * on_BinaryRequest__* hooks is asked in turn (binary_provider_fn).
+ *
+ * The outcome is a Binary record in binaries.jsonl, one per name (the same
+ * id is reused):
+ *   found:   status "installed", abspath, version (the first version-like
+ *            word of `abspath --version`, given 2 s), binprovider;
+ *   missing: status "queued", retry_at = now + 60 s * 2^(failures-1),
+ *            capped at 24 h, num_uses_failed = failures, notes = why.
+ * While a queued record's retry_at is in the future nothing is looked up:
+ * the failure is reported from the record ("retried later with backoff,
+ * not on every pass"), and the record is not rewritten.  An installed
+ * record is trusted while its abspath is still an executable file.
+ *
+ * Lookups run without the store lock; binary_commit() stages the changed
+ * record under it, re-reading the record of that name so that concurrent
+ * resolvers share one id.
+ */
+#ifndef ABX_BINARY_H
+#define ABX_BINARY_H
+
+#include "config.h"
+#include "json.h"
+#include "store.h"
+
+typedef struct {
+	char *name;          /* hydrated */
+	char *key;           /* KEY if name was exactly "{KEY}", else NULL */
+	char *binproviders;  /* comma-separated, "env" if absent */
+	char *raw;           /* the hydrated spec object, for provider hooks */
+} binreq_t;
+
+size_t binreqs_parse(const char *raw_array, const conf_t *pc, binreq_t **out);
+void binreqs_free(binreq_t *v, size_t n);
+
+/* A provider: 0 and *abspath (and *version, may stay NULL) malloc'd if it
+ * resolved req, else -1. */
+typedef int (*binary_provider_fn)(void *arg, const char *provider, const binreq_t *req,
+    char **abspath, char **version);
+
+typedef struct {
+	int ok;
+	char *abspath;       /* when ok */
+	char *why;           /* when not: "binary wget not found in PATH; next check at ..." */
+	int changed;         /* rec must be committed */
+	rec_t rec;           /* the new Binary record (when changed) */
+} binres_t;
+
+void binary_resolve(store_t *s, const binreq_t *req, const char *path_env,
+    binary_provider_fn prov, void *arg, binres_t *res);
+/* Stage res->rec (needs the store lock); the id of an existing record of
+ * the same name is kept.  Returns the staged record in res->rec. */
+void binary_commit(store_t *s, binres_t *res);
+void binres_free(binres_t *res);
+
+/* Look name up in a PATH string; malloc'd path or NULL. */
+char *binary_which(const char *name, const char *path_env);
+/* The version word printed by `abspath --version` within 2 s, or NULL. */
+char *binary_version(const char *abspath);
+
+#endif

@@ -1,0 +1,385 @@
+/* results.c — see results.h. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "err.h"
+#include "results.h"
+#include "store.h"
+
+#define MAX_TAGS 100
+#define MAX_BINS 16
+
+/* ------------------------------------------------------------ stdout */
+
+static void
+add_tag(hookout_t *o, const rec_t *r)
+{
+	char *name = rec_str(r, "name");
+	if (!name)
+		return;
+	char *t = name;
+	while (*t == ' ' || *t == '\t')
+		t++;
+	size_t n = strlen(t);
+	while (n && (t[n - 1] == ' ' || t[n - 1] == '\t'))
+		t[--n] = 0;
+	int ok = n > 0 && n <= 100 && o->ntags < MAX_TAGS && !strpbrk(t, ",\n\r");
+	for (size_t i = 0; ok && i < o->ntags; i++)
+		if (strcmp(o->tags[i], t) == 0)
+			ok = 0;
+	if (ok) {
+		o->tags = xrealloc(o->tags, (o->ntags + 1) * sizeof(char *));
+		o->tags[o->ntags++] = xstrdup(t);
+	}
+	free(name);
+}
+
+static void
+take_record(hookout_t *o, const char *line, size_t n, const char *url)
+{
+	while (n && (*line == ' ' || *line == '\t' || *line == '\r'))
+		line++, n--;
+	while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
+		n--;
+	if (n == 0)
+		return;
+	rec_t r;
+	if (line[0] != '{' || rec_parse(&r, line, n) < 0) {
+		o->garbage++;
+		return;
+	}
+	char *type = rec_str(&r, "type");
+	if (!type) {
+		rec_free(&r);
+		return;
+	}
+	if (strcmp(type, "ArchiveResult") == 0) {
+		if (o->have_ar)
+			rec_free(&o->ar);
+		o->ar = r;
+		o->have_ar = 1;
+		free(type);
+		return;
+	}
+	if (strcmp(type, "Tag") == 0) {
+		add_tag(o, &r);
+	} else if (strcmp(type, "Snapshot") == 0) {
+		char *t = rec_str(&r, "title"), *u = rec_str(&r, "url");
+		if (t && (!u || (url && strcmp(u, url) == 0))) {
+			free(o->title);
+			o->title = t;
+			t = NULL;
+		}
+		free(t), free(u);
+	} else if (strcmp(type, "Binary") == 0) {
+		char *nm = rec_str(&r, "name"), *ap = rec_str(&r, "abspath");
+		if (nm && *nm && ap && ap[0] == '/' && o->nbins < MAX_BINS) {
+			o->bins = xrealloc(o->bins, (o->nbins + 1) * sizeof(rec_t));
+			o->bins[o->nbins++] = r;
+			r.n = 0, r.f = NULL;
+		}
+		free(nm), free(ap);
+	}
+	free(type);
+	rec_free(&r);
+}
+
+void
+hookout_read(int fd, const char *url, hookout_t *o)
+{
+	memset(o, 0, sizeof *o);
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0)
+		return;
+	char *chunk = xmalloc(65536);
+	buf_t line = {0};
+	long lineno = 1;
+	int skipping = 0;
+	ssize_t got;
+	while ((got = read(fd, chunk, 65536)) > 0 || (got < 0 && errno == EINTR)) {
+		char *p = chunk, *end = chunk + (got > 0 ? got : 0);
+		while (p < end) {
+			char *nl = memchr(p, '\n', end - p);
+			char *seg_end = nl ? nl : end;
+			if (!skipping) {
+				buf_add(&line, p, seg_end - p);
+				if (line.len > RESULT_LINE_MAX) {
+					if (!o->overlong++)
+						o->first_overlong = lineno;
+					buf_reset(&line);
+					skipping = 1;
+				}
+			}
+			if (nl) {
+				if (!skipping)
+					take_record(o, line.p ? line.p : "", line.len, url);
+				buf_reset(&line);
+				skipping = 0;
+				lineno++;
+			}
+			p = nl ? nl + 1 : end;
+		}
+	}
+	if (!skipping && line.len)
+		take_record(o, line.p, line.len, url);
+	buf_free(&line);
+	free(chunk);
+}
+
+void
+hookout_free(hookout_t *o)
+{
+	if (o->have_ar)
+		rec_free(&o->ar);
+	for (size_t i = 0; i < o->ntags; i++)
+		free(o->tags[i]);
+	free(o->tags);
+	free(o->title);
+	for (size_t i = 0; i < o->nbins; i++)
+		rec_free(&o->bins[i]);
+	free(o->bins);
+	memset(o, 0, sizeof *o);
+}
+
+void
+log_tail(int fd, buf_t *out)
+{
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return;
+	off_t from = st.st_size > 4096 ? st.st_size - 4096 : 0;
+	char buf[4097];
+	ssize_t n = pread(fd, buf, 4096, from);
+	if (n <= 0)
+		return;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
+		n--;
+	char *start = buf;
+	int lines = 0;
+	for (char *p = buf + n; p > buf; p--)
+		if (p[-1] == '\n' && ++lines == 10) {
+			start = p;
+			break;
+		}
+	if (buf + n - start > 2048)
+		start = buf + n - 2048;
+	buf_add(out, start, buf + n - start);
+	buf_cstr(out);
+}
+
+/* ------------------------------------------------------------ status */
+
+static const char *
+normal_status(const char *s)
+{
+	static const char *ok[] = {"succeeded", "failed", "skipped", "noresults", NULL};
+	if (!s)
+		return NULL;
+	if (strcmp(s, "noresult") == 0)
+		return "noresults";
+	for (int i = 0; ok[i]; i++)
+		if (strcmp(s, ok[i]) == 0)
+			return ok[i];
+	return NULL;
+}
+
+static void
+note(buf_t *b, const char *s)
+{
+	if (!s || !*s)
+		return;
+	if (b->len)
+		buf_adds(b, "; ");
+	buf_adds(b, s);
+}
+
+void
+result_verdict(const proc_t *p, int spawn_err, const char *path, const hookout_t *o,
+    const char *tail, verdict_t *v)
+{
+	memset(v, 0, sizeof *v);
+	buf_t reason = {0};
+	if (spawn_err) {
+		v->status = "failed";
+		buf_addf(&v->notes, "unable to execute %s: %s", path, strerror(spawn_err));
+		buf_cstr(&v->notes);
+		return;
+	}
+	int code = proc_exit_code(p);
+	int stopped_ok = p->why == WHY_STOPPED && !p->killed;
+	v->status = code == 0 || stopped_ok ? "succeeded" : code == 10 ? "skipped" : "failed";
+	if (p->status >= 0 && WIFSIGNALED(p->status) && !p->why)
+		buf_addf(&reason, "killed by signal %d", WTERMSIG(p->status));
+	else if (code != 0 && code != 10 && !p->why)
+		buf_addf(&reason, "exit status %d", code);
+	char *err = NULL;
+	if (o && o->have_ar) {
+		char *st = rec_str(&o->ar, "status");
+		const char *ns = normal_status(st);
+		if (ns)
+			v->status = ns;
+		else {
+			buf_t b = {0};
+			buf_addf(&b, "hook reported an unknown status \"%s\"", st ? st : "");
+			note(&reason, buf_cstr(&b));
+			buf_free(&b);
+		}
+		free(st);
+		err = rec_str(&o->ar, "error");
+	}
+	if (p->why == WHY_TIMEOUT) {
+		v->status = "failed";
+		buf_reset(&reason);
+		buf_addf(&reason, "timed out after %ld s", p->timeout);
+		if (p->killed)
+			buf_addf(&reason, " (killed: it ignored SIGTERM for %ld s)", p->grace);
+	} else if (p->why == WHY_INTERRUPTED) {
+		v->status = "failed";
+		buf_reset(&reason);
+		buf_adds(&reason, "interrupted: abx-hook was stopped by a signal");
+	} else if (p->why == WHY_STOPPED && p->killed) {
+		buf_addf(&reason, "daemon killed: it ignored SIGTERM for %ld s", p->grace);
+	}
+	note(&v->notes, buf_cstr(&reason));
+	if (err && *err)
+		note(&v->notes, err);
+	else if (strcmp(v->status, "failed") == 0)
+		note(&v->notes, tail);
+	if (o && o->overlong) {
+		buf_t b = {0};
+		buf_addf(&b, "stdout line %ld longer than %d bytes: cut and ignored", o->first_overlong,
+		    RESULT_LINE_MAX);
+		if (o->overlong > 1)
+			buf_addf(&b, " (%ld such lines)", o->overlong);
+		note(&v->notes, buf_cstr(&b));
+		buf_free(&b);
+	}
+	buf_cstr(&v->notes);
+	free(err);
+	buf_free(&reason);
+}
+
+/* ------------------------------------------------------------ records */
+
+static void
+set_time(rec_t *r, const char *key, int64_t us)
+{
+	rec_set_time(r, key, us > 0 ? us : -1);
+}
+
+static void
+argv_json(buf_t *b, char *const *argv)
+{
+	buf_addc(b, '[');
+	for (int i = 0; argv && argv[i]; i++) {
+		if (i)
+			buf_addc(b, ',');
+		buf_json_strz(b, argv[i]);
+	}
+	buf_addc(b, ']');
+}
+
+/* Raw JSON from a hook goes into a journal line only if it is valid UTF-8
+ * without control bytes (jq must read every line). */
+static int
+raw_clean(const char *raw)
+{
+	const unsigned char *p = (const unsigned char *)raw;
+	while (*p) {
+		unsigned c = *p;
+		int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
+		if (c < 0x20 || c == 0x7f || n < 0 || (n == 1 && c < 0xc2))
+			return 0;
+		for (int i = 1; i <= n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				return 0;
+		p += n + 1;
+	}
+	return 1;
+}
+
+void
+result_archive(rec_t *r, const result_t *x)
+{
+	memset(r, 0, sizeof *r);
+	rec_set_str(r, "type", "ArchiveResult");
+	rec_set_str(r, "id", x->id);
+	rec_set_str(r, "crawl_id", x->crawl_id);
+	rec_set_str(r, "snapshot_id", x->snapshot_id);
+	rec_set_str(r, "plugin", x->plugin);
+	rec_set_str(r, "hook_name", x->hook_name);
+	rec_set_str(r, "status", x->status);
+	char *os = x->out && x->out->have_ar ? rec_str(&x->out->ar, "output_str") : NULL;
+	rec_set_str(r, "output_str", os ? os : "");
+	free(os);
+	const char *oj = x->out && x->out->have_ar ? rec_raw(&x->out->ar, "output_json") : NULL;
+	rec_set_raw(r, "output_json", oj && oj[0] == '{' && raw_clean(oj) ? oj : "null");
+	rec_set_raw(r, "output_files", x->files ? x->files->files.p : "{}");
+	rec_set_int(r, "output_size", x->files ? x->files->size : 0);
+	rec_set_str(r, "output_mimetypes", x->files ? x->files->mimetypes.p : "");
+	set_time(r, "start_ts", x->proc ? x->proc->started : x->now);
+	set_time(r, "end_ts", x->proc ? x->proc->ended : x->now);
+	if (x->process_id) {
+		buf_t b = {0};
+		buf_adds(&b, "{\"cmd\":");
+		argv_json(&b, x->argv);
+		buf_addf(&b, ",\"pid\":%ld,\"exit_code\":", (long)x->proc->pid);
+		if (x->proc->state == PROC_DETACHED)
+			buf_adds(&b, "null");
+		else
+			buf_addf(&b, "%d", proc_exit_code(x->proc));
+		buf_adds(&b, ",\"pwd\":");
+		buf_json_strz(&b, x->pwd);
+		buf_addf(&b, ",\"timeout\":%ld}", x->proc->timeout);
+		rec_set_raw(r, "process", buf_cstr(&b));
+		buf_free(&b);
+		rec_set_str(r, "process_id", x->process_id);
+	} else {
+		rec_set_null(r, "process");
+		rec_set_null(r, "process_id");
+	}
+	rec_set_str(r, "notes", x->notes ? x->notes : "");
+	rec_set_null(r, "retry_at");
+	if (x->created_at)
+		rec_set_raw(r, "created_at", x->created_at);
+	else
+		set_time(r, "created_at", x->now);
+}
+
+void
+result_process(rec_t *r, const result_t *x, const char *host, int running)
+{
+	memset(r, 0, sizeof *r);
+	const proc_t *p = x->proc;
+	rec_set_str(r, "type", "Process");
+	rec_set_str(r, "id", x->process_id);
+	rec_set_str(r, "crawl_id", x->crawl_id);
+	rec_set_str(r, "snapshot_id", x->snapshot_id && *x->snapshot_id ? x->snapshot_id : NULL);
+	rec_set_str(r, "plugin", x->plugin);
+	rec_set_str(r, "hook_name", x->hook_name);
+	rec_set_str(r, "process_type", "hook");
+	buf_t b = {0};
+	argv_json(&b, x->argv);
+	rec_set_raw(r, "cmd", buf_cstr(&b));
+	buf_free(&b);
+	rec_set_str(r, "pwd", x->pwd);
+	rec_set_int(r, "timeout", p->timeout);
+	rec_set_int(r, "pid", p->pid);
+	rec_set_str(r, "host", host);
+	set_time(r, "started_at", p->started);
+	if (running) {
+		rec_set_null(r, "ended_at");
+		rec_set_null(r, "exit_code");
+		rec_set_str(r, "status", "running");
+	} else {
+		set_time(r, "ended_at", p->ended);
+		rec_set_int(r, "exit_code", proc_exit_code(p));
+		rec_set_str(r, "status", "exited");
+	}
+	set_time(r, "created_at", x->now);
+}

@@ -1,0 +1,41 @@
+/*
+ * seal.h — finishing snapshots and crawls, and the index files.
+ *
+ * seal_snapshot(): under the store lock, the snapshot becomes sealed
+ * (retry_at null, lease dropped, downloaded_at and output_size set) unless
+ * it is paused; then its index files are written, each by temp + rename:
+ *   index.jsonl  the Snapshot record, then for each result in start_ts
+ *                order its Binary (once), its Process, then the
+ *                ArchiveResult (ArchiveBox's format, archivebox-runner §5.2)
+ *   index.json   the snapshot as one pretty JSON object (ArchiveBox's keys)
+ *   index.html   a self-contained page linking every output
+ * and a line is appended to the data directory's index.jsonl.  Sealing a
+ * sealed snapshot again rewrites the files (maintenance) and is otherwise
+ * a no-op: it is idempotent.
+ *
+ * seal_crawl(): ArchiveBox's finalize rule.  A crawl with no snapshot
+ * queued, started or paused is sealed; otherwise it is requeued at its
+ * earliest active child's retry_at and SEAL_REQUEUED is returned.
+ *
+ * seal_pack(): a sealed snapshot's or crawl's directory into an archive
+ * through libarchive, the format chosen by the suffix of FILE: .tar.gz,
+ * .tgz, .tar.zst, .tar.xz, .tar, .zip.  Paths inside start with the id.
+ *
+ * seal_site_index(): rebuild the top-level index.html (and index.jsonl,
+ * deduplicated) from the sealed snapshots: a hint, rebuildable any time.
+ */
+#ifndef ABX_SEAL_H
+#define ABX_SEAL_H
+
+#include "store.h"
+
+enum { SEAL_OK = 0, SEAL_REQUEUED, SEAL_NOTFOUND, SEAL_PAUSED, SEAL_BADKIND, SEAL_ERR };
+
+int seal_snapshot(store_t *s, const char *id, rec_t *out);
+int seal_crawl(store_t *s, const char *id, rec_t *out);
+int seal_pack(store_t *s, const char *id, const char *file);
+void seal_site_index(store_t *s);
+/* The directory of a snapshot (crawls/C/S) or crawl (crawls/C). */
+int seal_dir_of(const rec_t *r, char *out, size_t n);
+
+#endif
