@@ -36,18 +36,23 @@
  *      round's mean; a ratio is the ratio of two such medians (the median
  *      of the per-round ratios is printed beside it).
  *
- * Nothing is spawned.  Everything lives in a temp dir under ${TMPDIR:-/tmp},
- * removed at exit.
+ * Nothing is spawned.  Everything lives in a temp dir under ${TMPDIR:-/tmp}
+ * (about 250 MB at the defaults), removed at exit and on SIGINT/SIGTERM;
+ * its filesystem is printed, since fdatasync on tmpfs costs nothing.  At
+ * the end each store must hold exactly the claims made (started) and the
+ * rest of its pool (queued), or the run fails.
  *
  * Usage: claim [-r rounds] [-k claims-per-round] [-w warmup-rounds] [-n sealed]
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,6 +101,23 @@ typedef struct {
 } item_t;
 
 static char tmproot[4096];          /* removed at exit */
+static volatile sig_atomic_t stop;  /* SIGINT or SIGTERM seen */
+
+static void
+on_signal(int sig)
+{
+	stop = sig;
+}
+
+/* Called between batches and rounds: exit (through cleanup) if asked to. */
+static void
+check_stop(void)
+{
+	if (stop) {
+		warnx_("interrupted by signal %d; removing %s", (int)stop, tmproot);
+		exit(128 + stop);
+	}
+}
 
 static void
 cleanup(void)
@@ -185,6 +207,7 @@ put_items(store_t *s, const item_t *v, size_t n, int crawl, int first, int last)
 {
 	for (size_t b = 0; b < n; b += BATCH) {
 		size_t e = b + BATCH < n ? b + BATCH : n;
+		check_stop();
 		for (int stage = first; stage <= last; stage++) {
 			store_lock(s);
 			for (size_t i = b; i < e; i++) {
@@ -376,6 +399,8 @@ build_sql(variant_t *v, size_t nsealed, size_t ndue)
 		}
 		sql_step(v->db, ins, SQLITE_DONE);
 		sqlite3_reset(ins);
+		if (i % BATCH == 0)
+			check_stop();
 	}
 	sqlite3_finalize(ins);
 	sql_exec(v->db, "COMMIT; ANALYZE; PRAGMA wal_checkpoint(TRUNCATE); PRAGMA synchronous=FULL");
@@ -466,6 +491,57 @@ claim_one(variant_t *v, int i)
 		floor_op(v, i == V_INPLACE);
 }
 
+/* The claims a store holds must be exactly those made, the rest of its pool
+ * still queued: a benchmark of a claim that lost or duplicated work would
+ * measure nothing. */
+static void
+verify(variant_t *v, int i, size_t ndue, size_t claimed)
+{
+	size_t n = 0, started = 0;
+	if (IS_ABX(i)) {
+		ient_t *e;
+		store_lock(&v->s);
+		n = store_active(&v->s, "Snapshot", &e);
+		store_unlock(&v->s);
+		for (size_t j = 0; j < n; j++)
+			started += strcmp(e[j].status, "started") == 0;
+		free(e);
+	} else if (i == V_SQL) {
+		sqlite3_stmt *st = sql_prep(v->db, "SELECT count(retry_at), total(status = 'started') "
+		                                   "FROM snapshot");
+		sql_step(v->db, st, SQLITE_ROW);
+		n = sqlite3_column_int64(st, 0);
+		started = sqlite3_column_int64(st, 1);
+		sqlite3_finalize(st);
+	} else {
+		return;
+	}
+	if (n != ndue || started != claimed)
+		die(EX_SOFT_, "%s: %zu snapshots due or leased, %zu started after %zu claims; "
+		    "expected %zu and %zu", v->name, n, started, claimed, ndue, claimed);
+}
+
+/* The filesystem of path, by statfs magic. */
+static const char *
+fs_kind(const char *path)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} fs[] = {
+		{0xEF53, "ext4"}, {0x01021994, "tmpfs"}, {0x58465342, "xfs"}, {0x9123683E, "btrfs"},
+		{0x6969, "nfs"}, {0x65735546, "fuse"}, {0x794c7630, "overlayfs"}, {0xF2F52010, "f2fs"},
+		{0x2fc12fc1, "zfs"},
+	};
+	struct statfs st;
+	if (statfs(path, &st) < 0)
+		return "unknown";
+	for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
+		if ((unsigned long)st.f_type == fs[i].magic)
+			return fs[i].name;
+	return "other";
+}
+
 /* ---------------------------------------------------------------- stats */
 
 static int
@@ -539,6 +615,12 @@ main(int argc, char **argv)
 		diesys(EX_CANTCREAT_, "unable to create %s", t);
 	}
 	atexit(cleanup);
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	printf("claim: %s on %s; %d rounds x %d claims after %d warm-up rounds\n", tmproot,
+	    fs_kind(tmproot), rounds, k, warm);
 
 	char ns[32], label[4][160];
 	if (nsealed % 1000 == 0)
@@ -602,6 +684,7 @@ main(int argc, char **argv)
 	}
 
 	for (int round = -warm; round < rounds; round++) {
+		check_stop();
 		for (int j = 0; j < NVAR; j++) {
 			int i = (round + warm) % 2 ? NVAR - 1 - j : j;
 			double t0 = mono_us();
@@ -611,6 +694,9 @@ main(int argc, char **argv)
 				var[i].mean[round] = (mono_us() - t0) / k;
 		}
 	}
+
+	for (int i = 0; i < NVAR; i++)
+		verify(&var[i], i, ndue, (size_t)(rounds + warm) * k + IS_ABX(i));
 
 	ratio_line(label[0], &var[V_SPREAD], &var[V_NONE], rounds, 1.2);
 	ratio_line(label[1], &var[V_ONE], &var[V_NONE], rounds, 1.2);

@@ -184,6 +184,18 @@ ctl_retry(store_t *s, const char *sid, char **plugins)
 	}
 	record_status(&r, crawl_paused ? "paused" : "queued", crawl_paused ? INT64_MAX : now);
 	rec_set_null(&r, "lease");
+	/* the worker runs only these plugins; sealing clears the field */
+	buf_t pl = {0};
+	for (char **p = plugins; p && *p; p++) {
+		if (pl.len)
+			buf_addc(&pl, ',');
+		buf_adds(&pl, *p);
+	}
+	if (pl.len)
+		rec_set_str(&r, "retry_plugins", pl.p);
+	else
+		rec_del(&r, "retry_plugins");
+	buf_free(&pl);
 	store_put(s, &r);
 	free(cid);
 	rec_free(&r);

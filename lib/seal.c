@@ -391,6 +391,7 @@ seal_snapshot(store_t *s, const char *id, rec_t *out)
 		int64_t now = clock_now();
 		record_status(&r, "sealed", -1);
 		rec_set_null(&r, "lease");
+		rec_del(&r, "retry_plugins");
 		if (rec_isnull(&r, "downloaded_at"))
 			rec_set_time(&r, "downloaded_at", now);
 		rec_set_int(&r, "output_size", fs_du(s->dfd, dir));

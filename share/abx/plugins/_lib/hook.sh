@@ -162,4 +162,15 @@ chrome_run() {
 		"$@" -- "$url"
 }
 
+# chrome_error RC: why chrome_run failed, from its exit code and $tmp/err.
+chrome_error() {
+	case $1 in
+	124 | 137) echo "chromium timed out after $(( timeout * 9 / 10 ))s" ;;
+	*)
+		_why=$(grep -v -e dbus -e 'Fontconfig' "$tmp/err" | grep 'ERROR' | tail -n 1 | sed 's/^\[[^]]*\] *//')
+		echo "${_why:-chromium exited $1 without output}"
+		;;
+	esac
+}
+
 HOOK_DEFAULT_UA="Mozilla/5.0 (compatible; abx/0.1; +https://github.com/ArchiveBox/ArchiveBox)"

@@ -16,12 +16,26 @@
 . "$(dirname "$0")/../_lib/hook.sh"
 
 hook_init HASHES "$@"
-[ -n "${SNAP_DIR:-}" ] && [ -d "$SNAP_DIR" ] || hook_done failed "SNAP_DIR is not a directory"
-own=$(basename "$(pwd)")
+if [ -z "${SNAP_DIR:-}" ] || [ ! -d "$SNAP_DIR" ]; then
+	hook_done failed "SNAP_DIR is not a directory"
+fi
+out=$(pwd)
+own=$(basename "$out")
 hook_tmpdir
 
 cd "$SNAP_DIR" || hook_done failed "cannot enter $SNAP_DIR"
+set --
 for d in */; do
 	[ -d "$d" ] && [ "$d" != "$own/" ] && set -- "$@" "$d"
 done
-shift "$(($# - $(printf '%s\n' "$@" | grep -c '/$')))" 2>/dev/null || true
+[ $# -gt 0 ] && wait_for_dirs "$@"
+
+find . -mindepth 2 ! -path "./$own/*" ! -path '*/.*' -type f \
+	! -name '*.log' ! -name '*.pid' ! -name 'on_*.sh' -print0 |
+	sort -z | xargs -0 -r sha256sum -z -- >"$tmp/sums" ||
+	hook_done failed "sha256sum failed"
+jq -Rs 'split("\u0000") | map(select(length > 66) | {key: (.[66:] | ltrimstr("./")), value: .[0:64]})
+	| from_entries' "$tmp/sums" >"$tmp/hashes.json" || hook_done failed "cannot build hashes.json"
+n=$(jq length "$tmp/hashes.json")
+mv "$tmp/hashes.json" "$out/hashes.json" || hook_done failed "cannot write hashes.json"
+hook_done succeeded "hashes.json ($n files)"

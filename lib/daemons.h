@@ -1,0 +1,40 @@
+/*
+ * daemons.h — CrawlSetup daemons, which outlive the abx-hook that started
+ * them and are stopped at the end of their crawl.
+ *
+ * A .daemon.bg CrawlSetup hook still running when its phase ends is left
+ * running, and recorded in
+ *     crawls/<crawl>/<plugin>/<hook_name>.daemon.json
+ *     {"pid":N,"pgid":N,"starttime":T,"boot_id":"..","host":"..",
+ *      "process_id":"..","hook_name":"..","timeout":N}
+ * (written by rename, so cat shows it whole), with its Process record
+ * status "running".
+ *
+ * hook_stop_daemons() stops every daemon of a crawl: a state file from
+ * another host cannot be acted on (a warning says so and it is kept); one
+ * from an earlier boot is stale (its processes are gone).  Otherwise, if
+ * the process with that pid has another start time, the daemon is long gone
+ * and the pid reused: nothing is killed.  Else the group gets SIGTERM, and
+ * SIGKILL min(10 s, timeout) later if anything of it is still alive.  Then
+ * the Process record becomes "exited" (exit_code null: it is not our child
+ * any more) and the state file is removed.  The tick calls it at the end of
+ * a crawl; abx-hook --family CrawlCleanup calls it after the CrawlCleanup
+ * hooks ran.
+ */
+#ifndef ABX_DAEMONS_H
+#define ABX_DAEMONS_H
+
+#include <stdio.h>
+#include "hookrun.h"
+#include "store.h"
+
+/* rel: the hook's cwd relative to the data dir (crawls/<crawl>/<plugin>). */
+int daemon_record(store_t *s, const char *rel, const char *hook_name, const proc_t *p,
+    const char *process_id);
+
+/* Returns the number of daemons stopped; the updated Process records are
+ * committed and, if out is set, printed to it as JSONL.  Call it without
+ * the store lock (it takes it for each record). */
+int hook_stop_daemons(store_t *s, const char *crawl_id, FILE *out);
+
+#endif

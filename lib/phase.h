@@ -1,0 +1,66 @@
+/*
+ * phase.h — run the hooks of one phase for one snapshot or crawl: what
+ * abx-hook(1) does, as a library call for abx-tick.
+ *
+ * Families: Snapshot (id: a snapshot; cwd <snapshot dir>/<plugin>/,
+ * --url= the snapshot's URL), CrawlSetup and CrawlCleanup (id: a crawl;
+ * cwd <crawl dir>/<plugin>/, --url= the crawl's root snapshot's URL, else
+ * its first URL).
+ *
+ * The algorithm:
+ *  1. read the records (snapshot, crawl), layer the config (config.h),
+ *     find and select the plugins, list the phase's hooks in (NN, stem)
+ *     order; none: return 1 (CrawlCleanup still stops the crawl's daemons);
+ *  2. resolve each selected plugin's required_binaries (binary.h) and
+ *     commit the Binary records that changed; a plugin whose binary is
+ *     missing gets a failed result for each of its hooks, and none run;
+ *  3. run the hooks in order: a foreground hook is waited for (up to its
+ *     timeout) before the next starts; a .bg. hook starts and runs
+ *     alongside; whenever a hook exits, its results are derived (results.h)
+ *     and committed at once, one commit per hook: the ArchiveResult
+ *     (Snapshot family only; upserted by (snapshot, plugin, hook_name)),
+ *     its Process record, the snapshot's title and tags, Binary records;
+ *     and printed to out;
+ *  4. after the last hook started: the finite background hooks are waited
+ *     for up to their own timeouts; then daemons are stopped (SIGTERM,
+ *     SIGKILL after the grace) — except in CrawlSetup, where a daemon
+ *     still running is left running and recorded (daemons.h) with a
+ *     Process record "running";
+ *  5. CrawlCleanup: hook_stop_daemons() after its hooks;
+ *  6. if reap_orphans: kill every child left (descendants that moved to
+ *     another session were reparented to us, a child subreaper).
+ * If *stop becomes set (a signal), every running hook is stopped as at a
+ * timeout, recorded failed ("interrupted"), and 75 is returned.
+ *
+ * The caller holds the item's lease (abx-hook does; phase_run does not
+ * take it) and must not hold the store lock.  Results are committed by
+ * phase_run itself; it does not change the item's status.
+ *
+ * Returns an exit code (exitcodes.h): 0 the phase ran (hooks may have
+ * failed: the results say so), 1 no hook selected, 65 no such record,
+ * 69 a plugin named in plugins is not installed, 75 interrupted.
+ */
+#ifndef ABX_PHASE_H
+#define ABX_PHASE_H
+
+#include <signal.h>
+#include <stdio.h>
+#include "store.h"
+
+typedef struct {
+	const char *family;         /* "Snapshot", "CrawlSetup", "CrawlCleanup" */
+	const char *id;
+	char **plugins;             /* explicit whitelist (--plugins), or NULL */
+	int dry_run;                /* print the hooks that would run; run none */
+	int reap_orphans;           /* we are a subreaper with no other children */
+	FILE *out;                  /* records as JSONL, or NULL */
+	const sigset_t *waitmask;   /* signal mask while waiting, or NULL */
+	volatile sig_atomic_t *stop;
+} phase_opts_t;
+
+int phase_run(store_t *s, const phase_opts_t *o);
+
+/* Is family one that phase_run runs? */
+int phase_family_valid(const char *family);
+
+#endif

@@ -1,0 +1,25 @@
+#!/bin/sh
+# on_Snapshot__32_dom — the page's DOM after its scripts ran, as output.html.
+#
+#   on_Snapshot__32_dom.sh --url=URL      (cwd = <snapshot>/dom/)
+#
+# Headless $CHROME_BINARY --dump-dom (default chromium, looked up in PATH;
+# absent: "skipped", exit 10) in a fresh profile, killed after 90% of
+# DOM_TIMEOUT.  The DOM is written to a temp file and renamed to
+# output.html only when whole and non-empty (parse_html_urls reads it):
+# "succeeded", else "failed" with chromium's last ERROR line.
+# shellcheck source-path=SCRIPTDIR source=../_lib/hook.sh
+. "$(dirname "$0")/../_lib/hook.sh"
+
+hook_init DOM "$@"
+chrome_find
+hook_tmpdir
+chrome_run --dump-dom >"$tmp/dom.html" 2>"$tmp/err"
+rc=$?
+cat "$tmp/err" >&2
+if [ "$rc" -eq 0 ] && [ -s "$tmp/dom.html" ]; then
+	mv "$tmp/dom.html" output.html || hook_done failed "cannot write output.html"
+	hook_done succeeded "output.html"
+fi
+why=$(chrome_error "$rc")
+hook_done failed "$why" "$why"

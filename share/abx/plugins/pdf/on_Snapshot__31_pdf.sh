@@ -1,0 +1,22 @@
+#!/bin/sh
+# on_Snapshot__31_pdf — the page printed to PDF, as output.pdf.
+#
+#   on_Snapshot__31_pdf.sh --url=URL      (cwd = <snapshot>/pdf/)
+#
+# Headless $CHROME_BINARY (default chromium, looked up in PATH; absent:
+# "skipped", exit 10) in a fresh profile, killed after 90% of PDF_TIMEOUT.
+# A non-empty output.pdf: "succeeded", else "failed" with chromium's last
+# ERROR line.
+# shellcheck source-path=SCRIPTDIR source=../_lib/hook.sh
+. "$(dirname "$0")/../_lib/hook.sh"
+
+hook_init PDF "$@"
+chrome_find
+hook_tmpdir
+rm -f output.pdf
+chrome_run --print-to-pdf="$(pwd)/output.pdf" --no-pdf-header-footer >&2 2>"$tmp/err"
+rc=$?
+cat "$tmp/err" >&2
+[ -s output.pdf ] && hook_done succeeded "output.pdf"
+why=$(chrome_error "$rc")
+hook_done failed "$why" "$why"

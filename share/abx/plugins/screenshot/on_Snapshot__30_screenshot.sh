@@ -1,0 +1,22 @@
+#!/bin/sh
+# on_Snapshot__30_screenshot — a screenshot of the page, as screenshot.png.
+#
+#   on_Snapshot__30_screenshot.sh --url=URL      (cwd = <snapshot>/screenshot/)
+#
+# Headless $CHROME_BINARY (default chromium, looked up in PATH; absent:
+# "skipped", exit 10) in a fresh profile, window 1280x2000, killed after 90%
+# of SCREENSHOT_TIMEOUT.  A non-empty screenshot.png: "succeeded", else
+# "failed" with chromium's last ERROR line.
+# shellcheck source-path=SCRIPTDIR source=../_lib/hook.sh
+. "$(dirname "$0")/../_lib/hook.sh"
+
+hook_init SCREENSHOT "$@"
+chrome_find
+hook_tmpdir
+rm -f screenshot.png
+chrome_run --screenshot="$(pwd)/screenshot.png" --window-size=1280,2000 >&2 2>"$tmp/err"
+rc=$?
+cat "$tmp/err" >&2
+[ -s screenshot.png ] && hook_done succeeded "screenshot.png"
+why=$(chrome_error "$rc")
+hook_done failed "$why" "$why"
