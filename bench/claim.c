@@ -31,10 +31,12 @@
  *   2. Each variant has its own pool of due snapshots (created an hour ago,
  *      retry_at = created_at) and claims k of them per round; a claimed
  *      one leaves the pool (its lease lasts an hour).
- *   3. Rounds interleave the variants, forward then backward; the first w
- *      rounds are a warm-up.  A figure is the median over r rounds of the
- *      round's mean; a ratio is the ratio of two such medians (the median
- *      of the per-round ratios is printed beside it).
+ *   3. Rounds interleave the variants claim by claim (one claim of each,
+ *      in turn forward and backward, k times), so that all of them see the
+ *      same state of a noisy machine; the first w rounds are a warm-up.  A
+ *      figure is the median over r rounds of the round's mean; a ratio is
+ *      the ratio of two such medians (the median and spread of the
+ *      per-round ratios are printed beside it).
  *
  * Nothing is spawned.  Everything lives in a temp dir under ${TMPDIR:-/tmp}
  * (about 250 MB at the defaults), removed at exit and on SIGINT/SIGTERM;
@@ -90,6 +92,7 @@ typedef struct {
 	double *mean;                   /* µs per claim, per timed round */
 	double first_us;                /* the first claim after opening */
 	size_t idxlines, jbytes;        /* index lines and journal bytes at open */
+	size_t idxafter;                /* index lines after the first claim */
 	double setup_s;
 } variant_t;
 
@@ -583,6 +586,118 @@ ratio_line(const char *label, const variant_t *a, const variant_t *b, int rounds
 
 /* ----------------------------------------------------------------- main */
 
+static void
+name_variants(variant_t *var, long nsealed, char label[4][160])
+{
+	static const char *names[NVAR] = {
+		[V_NONE] = "none", [V_SPREAD] = "spread", [V_ONE] = "one", [V_RAW] = "one-raw",
+		[V_SQL] = "sqlite", [V_APPEND] = "append", [V_INPLACE] = "inplace",
+	};
+	char ns[32];
+	if (nsealed % 1000 == 0)
+		snprintf(ns, sizeof ns, "%ldk", nsealed / 1000);
+	else
+		snprintf(ns, sizeof ns, "%ld", nsealed);
+	for (int i = 0; i < NVAR; i++) {
+		var[i].name = names[i];
+		var[i].fd = -1;
+		snprintf(var[i].dir, sizeof var[i].dir, "%s/%s%s", tmproot, names[i],
+		    i == V_SQL ? ".sqlite3" : "");
+	}
+	snprintf(var[V_NONE].what, sizeof var[V_NONE].what, "no sealed snapshots");
+	snprintf(var[V_SPREAD].what, sizeof var[V_SPREAD].what, "%s sealed in %ld crawls x %d", ns,
+	    nsealed / SPREAD_PER, SPREAD_PER);
+	snprintf(var[V_ONE].what, sizeof var[V_ONE].what, "%s sealed in the due crawl", ns);
+	snprintf(var[V_RAW].what, sizeof var[V_RAW].what, "%s sealed in the due crawl, never compacted", ns);
+	snprintf(var[V_SQL].what, sizeof var[V_SQL].what, "SQLite WAL synchronous=FULL, %s sealed rows", ns);
+	snprintf(label[0], 160, "durable, %s sealed (%ld crawls x %d) / none", ns, nsealed / SPREAD_PER,
+	    SPREAD_PER);
+	snprintf(label[1], 160, "durable, %s sealed (1 crawl) / none", ns);
+	snprintf(label[2], 160, "durable, %s sealed (1 crawl, index never compacted) / none", ns);
+	snprintf(label[3], 160, "durable abx / sqlite FULL");
+}
+
+static void
+build_all(variant_t *var, long nsealed, size_t ndue)
+{
+	/* Make every data dir before filling any, so that ext4 places their
+	 * locks/ dirs alike (in one block group, if it can): creating a lock
+	 * file costs what its group's inode allocator costs. */
+	for (int i = 0; IS_ABX(i); i++) {
+		store_t s;
+		store_open(&s, var[i].dir, 1);
+		store_close(&s);
+	}
+	build_dir(&var[V_NONE], 0, 0, ndue, 1);
+	build_dir(&var[V_SPREAD], nsealed, nsealed / SPREAD_PER, ndue, 1);
+	build_dir(&var[V_ONE], nsealed, 0, ndue, 1);
+	build_dir(&var[V_RAW], nsealed, 0, ndue, 0);
+	build_sql(&var[V_SQL], nsealed, ndue);
+	build_floor(&var[V_APPEND], 0);
+	build_floor(&var[V_INPLACE], 1);
+	for (int i = 0; i <= V_SQL; i++) {
+		printf("claim: setup: %-8s %s, %zu due: %.1f s", var[i].name, var[i].what, ndue,
+		    var[i].setup_s);
+		if (IS_ABX(i))
+			printf("; index %zu lines, due crawl's journal %.1f MB", var[i].idxlines,
+			    var[i].jbytes / 1e6);
+		printf("\n");
+	}
+}
+
+/* Open each store as a fresh process would and time its first claim, which
+ * loads (and may compact) the index. */
+static void
+open_all(variant_t *var)
+{
+	for (int i = 0; IS_ABX(i); i++) {
+		store_open(&var[i].s, var[i].dir, 0);
+		var[i].s.durable = 1;
+		double t0 = mono_us();
+		claim_abx(&var[i]);
+		var[i].first_us = mono_us() - t0;
+		var[i].idxafter = count_lines(var[i].s.dfd, "index/active.jsonl", NULL);
+	}
+}
+
+static void
+run_rounds(variant_t *var, int rounds, int warm, int k)
+{
+	for (int round = -warm; round < rounds; round++) {
+		double sum[NVAR] = {0};
+		check_stop();
+		for (int n = 0; n < k; n++)
+			for (int j = 0; j < NVAR; j++) {
+				int i = (round + warm + n) % 2 ? NVAR - 1 - j : j;
+				double t0 = mono_us();
+				claim_one(&var[i], i);
+				sum[i] += mono_us() - t0;
+			}
+		for (int i = 0; round >= 0 && i < NVAR; i++)
+			var[i].mean[round] = sum[i] / k;
+	}
+}
+
+static void
+report(variant_t *var, char label[4][160], int rounds, int k)
+{
+	ratio_line(label[0], &var[V_SPREAD], &var[V_NONE], rounds, 1.2);
+	ratio_line(label[1], &var[V_ONE], &var[V_NONE], rounds, 1.2);
+	ratio_line(label[2], &var[V_RAW], &var[V_NONE], rounds, 1.2);
+	ratio_line(label[3], &var[V_SPREAD], &var[V_SQL], rounds, 0.75);
+	ratio_line("floor: durable abx / (append + fdatasync)", &var[V_SPREAD], &var[V_APPEND], rounds, 0);
+	ratio_line("floor: sqlite FULL / (pwrite in place + fdatasync)", &var[V_SQL], &var[V_INPLACE], rounds, 0);
+	for (int i = 0; i < NVAR; i++) {
+		printf("claim: raw: %-8s median %.1f us/%s (p10 %.1f, p90 %.1f), %d rounds x %d",
+		    var[i].name, quantile(var[i].mean, rounds, 0.5), i <= V_SQL ? "claim" : "op",
+		    quantile(var[i].mean, rounds, 0.1), quantile(var[i].mean, rounds, 0.9), rounds, k);
+		if (IS_ABX(i))
+			printf("; first claim after open %.0f us (index %zu -> %zu lines)", var[i].first_us,
+			    var[i].idxlines, var[i].idxafter);
+		printf("\n");
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -607,8 +722,8 @@ main(int argc, char **argv)
 	const char *td = getenv("TMPDIR");
 	snprintf(tmproot, sizeof tmproot, "%s/abx-bench-claim.XXXXXX", td && *td ? td : "/tmp");
 	if (!mkdtemp(tmproot)) {
+		char t[sizeof tmproot];
 		int e = errno;
-		char t[4096];
 		memcpy(t, tmproot, sizeof t);
 		*tmproot = 0;
 		errno = e;
@@ -622,96 +737,17 @@ main(int argc, char **argv)
 	printf("claim: %s on %s; %d rounds x %d claims after %d warm-up rounds\n", tmproot,
 	    fs_kind(tmproot), rounds, k, warm);
 
-	char ns[32], label[4][160];
-	if (nsealed % 1000 == 0)
-		snprintf(ns, sizeof ns, "%ldk", nsealed / 1000);
-	else
-		snprintf(ns, sizeof ns, "%ld", nsealed);
-	variant_t var[NVAR] = {
-		[V_NONE] = {.name = "none"}, [V_SPREAD] = {.name = "spread"}, [V_ONE] = {.name = "one"},
-		[V_RAW] = {.name = "one-raw"}, [V_SQL] = {.name = "sqlite"},
-		[V_APPEND] = {.name = "append"}, [V_INPLACE] = {.name = "inplace"},
-	};
-	snprintf(var[V_NONE].what, sizeof var[V_NONE].what, "no sealed snapshots");
-	snprintf(var[V_SPREAD].what, sizeof var[V_SPREAD].what, "%s sealed in %ld crawls x %d", ns,
-	    nsealed / SPREAD_PER, SPREAD_PER);
-	snprintf(var[V_ONE].what, sizeof var[V_ONE].what, "%s sealed in the due crawl", ns);
-	snprintf(var[V_RAW].what, sizeof var[V_RAW].what, "%s sealed in the due crawl, never compacted", ns);
-	snprintf(var[V_SQL].what, sizeof var[V_SQL].what, "SQLite WAL synchronous=FULL, %s sealed rows", ns);
-	snprintf(label[0], sizeof label[0], "durable, %s sealed (%ld crawls x %d) / none", ns,
-	    nsealed / SPREAD_PER, SPREAD_PER);
-	snprintf(label[1], sizeof label[1], "durable, %s sealed (1 crawl) / none", ns);
-	snprintf(label[2], sizeof label[2], "durable, %s sealed (1 crawl, never compacted) / none", ns);
-	snprintf(label[3], sizeof label[3], "durable abx / sqlite FULL");
-	for (int i = 0; i < NVAR; i++) {
-		snprintf(var[i].dir, sizeof var[i].dir, "%s/%s%s", tmproot, var[i].name,
-		    i == V_SQL ? ".sqlite3" : "");
+	variant_t var[NVAR] = {0};
+	char label[4][160];
+	name_variants(var, nsealed, label);
+	for (int i = 0; i < NVAR; i++)
 		var[i].mean = xcalloc(rounds, sizeof(double));
-		var[i].fd = -1;
-	}
-
-	/* Make every data dir before filling any, so that ext4 places their
-	 * locks/ dirs alike (in the same block group, if it can): creating a
-	 * lock file costs what its group's inode allocator costs. */
-	for (int i = 0; IS_ABX(i); i++) {
-		store_t s;
-		store_open(&s, var[i].dir, 1);
-		store_close(&s);
-	}
-	build_dir(&var[V_NONE], 0, 0, ndue, 1);
-	build_dir(&var[V_SPREAD], nsealed, nsealed / SPREAD_PER, ndue, 1);
-	build_dir(&var[V_ONE], nsealed, 0, ndue, 1);
-	build_dir(&var[V_RAW], nsealed, 0, ndue, 0);
-	build_sql(&var[V_SQL], nsealed, ndue);
-	build_floor(&var[V_APPEND], 0);
-	build_floor(&var[V_INPLACE], 1);
-	for (int i = 0; i <= V_SQL; i++) {
-		printf("claim: setup: %-8s %s, %zu due: %.1f s", var[i].name, var[i].what, ndue,
-		    var[i].setup_s);
-		if (IS_ABX(i))
-			printf("; index %zu lines, due crawl's journal %.1f MB", var[i].idxlines,
-			    var[i].jbytes / 1e6);
-		printf("\n");
-	}
-
-	/* open as a fresh process would; the first claim loads the index */
-	for (int i = 0; IS_ABX(i); i++) {
-		store_open(&var[i].s, var[i].dir, 0);
-		var[i].s.durable = 1;
-		double t0 = mono_us();
-		claim_abx(&var[i]);
-		var[i].first_us = mono_us() - t0;
-	}
-
-	for (int round = -warm; round < rounds; round++) {
-		check_stop();
-		for (int j = 0; j < NVAR; j++) {
-			int i = (round + warm) % 2 ? NVAR - 1 - j : j;
-			double t0 = mono_us();
-			for (int n = 0; n < k; n++)
-				claim_one(&var[i], i);
-			if (round >= 0)
-				var[i].mean[round] = (mono_us() - t0) / k;
-		}
-	}
-
+	build_all(var, nsealed, ndue);
+	open_all(var);
+	run_rounds(var, rounds, warm, k);
 	for (int i = 0; i < NVAR; i++)
 		verify(&var[i], i, ndue, (size_t)(rounds + warm) * k + IS_ABX(i));
-
-	ratio_line(label[0], &var[V_SPREAD], &var[V_NONE], rounds, 1.2);
-	ratio_line(label[1], &var[V_ONE], &var[V_NONE], rounds, 1.2);
-	ratio_line(label[2], &var[V_RAW], &var[V_NONE], rounds, 1.2);
-	ratio_line(label[3], &var[V_SPREAD], &var[V_SQL], rounds, 0.75);
-	ratio_line("floor: durable abx / (append + fdatasync)", &var[V_SPREAD], &var[V_APPEND], rounds, 0);
-	ratio_line("floor: sqlite FULL / (pwrite in place + fdatasync)", &var[V_SQL], &var[V_INPLACE], rounds, 0);
-	for (int i = 0; i < NVAR; i++) {
-		printf("claim: raw: %-8s median %.1f us/%s (p10 %.1f, p90 %.1f), %d rounds x %d",
-		    var[i].name, quantile(var[i].mean, rounds, 0.5), i <= V_SQL ? "claim" : "op",
-		    quantile(var[i].mean, rounds, 0.1), quantile(var[i].mean, rounds, 0.9), rounds, k);
-		if (IS_ABX(i))
-			printf("; first claim after open %.0f us", var[i].first_us);
-		printf("\n");
-	}
+	report(var, label, rounds, k);
 
 	for (int i = 0; i < NVAR; i++) {
 		if (IS_ABX(i))

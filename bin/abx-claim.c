@@ -28,10 +28,11 @@
 #include "cli.h"
 #include "err.h"
 #include "exitcodes.h"
+#include "lease.h"
 #include "store.h"
 
 static const char usage[] =
-    "abx-claim [-d DIR] [-k crawl|snapshot|binary] [-l SECONDS] [-i ID] [CMD [ARG...]]\n"
+    "abx-claim [-v] [-d DIR] [-k crawl|snapshot|binary] [-l SECONDS] [-i ID] [CMD [ARG...]]\n"
     "       abx-claim [-d DIR] [-l SECONDS] --renew ID | --release ID | --test ID";
 
 static volatile sig_atomic_t forward_sig;
@@ -116,7 +117,7 @@ run_cmd(store_t *s, const char *kind, const char *id, int fd, int64_t lease_us, 
 	if (pidfd >= 0)
 		close(pidfd);
 	claim_release(s, id, (long)getpid());
-	close(fd);
+	lease_drop(fd);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);
@@ -198,7 +199,10 @@ main(int argc, char **argv)
 		}
 		char *rid = rec_str(&r, "id");
 		if (optind < argc) {
-			rc = run_cmd(&s, kind, rid, fd, lease_us, argv + optind);
+			/* the item's own kind: -i may name a crawl under -k snapshot */
+			const char *k = rec_streq(&r, "type", "Crawl") ? "crawl"
+			              : rec_streq(&r, "type", "Binary") ? "binary" : "snapshot";
+			rc = run_cmd(&s, k, rid, fd, lease_us, argv + optind);
 		} else {
 			buf_t b = {0};
 			rec_line(&r, &b);

@@ -19,7 +19,7 @@
 #include "store.h"
 
 static const char usage[] =
-    "abx-ctl [-d DIR] pause|resume|cancel ID...\n"
+    "abx-ctl [-v] [-d DIR] pause|resume|cancel ID...\n"
     "       abx-ctl [-d DIR] retry SNAPSHOT_ID [--plugins P,...]\n"
     "       abx-ctl [-d DIR] repair";
 
@@ -113,8 +113,8 @@ main(int argc, char **argv)
 			rc = EX_DATAERR_;
 			break;
 		case CTL_BADSTATE:
-			warnx_("%s: cannot %s it in its current state (a snapshot of a paused crawl "
-			       "resumes with its crawl)", argv[i], cmd);
+			warnx_("%s: cannot %s it: only crawls, snapshots and schedules can be; "
+			       "a snapshot of a paused crawl resumes with its crawl", argv[i], cmd);
 			rc = EX_DATAERR_;
 			break;
 		}

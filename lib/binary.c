@@ -316,12 +316,18 @@ binary_resolve(store_t *s, const binreq_t *req, const char *path_env, binary_pro
 	char *ap = binary_which(req->name, path_env), *ver = NULL;
 	const char *by = "env";
 	char *provs = xstrdup(req->binproviders), *save = NULL;
+	buf_t asked = {0};
 	for (char *pv = strtok_r(provs, ",", &save); !ap && pv && prov && !strchr(req->name, '/');
 	     pv = strtok_r(NULL, ",", &save)) {
 		while (*pv == ' ')
 			pv++;
-		if (strcmp(pv, "env") != 0 && name_valid(pv) && prov(arg, pv, req, &ap, &ver) == 0 && ap)
+		if (strcmp(pv, "env") == 0 || !name_valid(pv))
+			continue;
+		int r = prov(arg, pv, req, &ap, &ver);
+		if (r == 0 && ap)
 			by = pv;
+		else if (r == -1)
+			buf_addf(&asked, "%s%s", asked.len ? "," : "", pv);
 	}
 	rec_t r = {0};
 	rec_set_str(&r, "type", "Binary");
@@ -356,10 +362,10 @@ binary_resolve(store_t *s, const binreq_t *req, const char *path_env, binary_pro
 		if (delay > BACKOFF_MAX)
 			delay = BACKOFF_MAX;
 		const char *why = strchr(req->name, '/') ? "not found (no such executable file)" :
-		    strcmp(req->binproviders, "env") == 0 ? "not found in PATH" : NULL;
+		    !asked.len ? "not found in PATH" : NULL;
 		buf_t w = {0};
 		if (!why) {
-			buf_addf(&w, "not found in PATH or by providers %s", req->binproviders);
+			buf_addf(&w, "not found in PATH or by provider %s", buf_cstr(&asked));
 			why = buf_cstr(&w);
 		}
 		rec_set_null(&r, "binprovider");
@@ -383,6 +389,7 @@ binary_resolve(store_t *s, const binreq_t *req, const char *path_env, binary_pro
 	res->changed = 1;
 	free(ver);
 	free(provs);
+	buf_free(&asked);
 }
 
 void

@@ -41,7 +41,7 @@ size_t binreqs_parse(const char *raw_array, const conf_t *pc, binreq_t **out);
 void binreqs_free(binreq_t *v, size_t n);
 
 /* A provider: 0 and *abspath (and *version, may stay NULL) malloc'd if it
- * resolved req, else -1. */
+ * resolved req; -1 if it was asked and did not; -2 if no plugin provides it. */
 typedef int (*binary_provider_fn)(void *arg, const char *provider, const binreq_t *req,
     char **abspath, char **version);
 

@@ -73,7 +73,8 @@ take(store_t *s, const char *id, const claim_opts_t *o, int64_t now, int fd, rec
 	store_put(s, &r);
 	store_commit(s);
 	buf_addc(&l, '\n');
-	lease_note(fd, l.p);
+	if (fd >= 0)
+		lease_note(fd, l.p);
 	buf_free(&l);
 	*out = r;
 	return CLAIM_OK;
@@ -85,34 +86,30 @@ claim_next(store_t *s, const char *type, const char *crawl_id, const claim_opts_
 {
 	store_lock(s);
 	int64_t now = clock_now();
-	ient_t *v;
-	size_t n = store_active(s, type, &v);
+	char (*skip)[ID_LEN + 1] = NULL;
+	size_t nskip = 0;
 	int rc = CLAIM_NONE;
-	for (size_t i = 0; i < n; i++) {
-		ient_t *e = &v[i];
-		if (crawl_id && strcmp(e->crawl_id, crawl_id) != 0 && strcmp(e->id, crawl_id) != 0)
-			continue;
-		if (e->retry_at == INT64_MAX || strcmp(e->status, "paused") == 0)
-			continue;
-		if (e->retry_at > now && !e->lease)
-			continue;                 /* sorted: but leased ones may follow */
-		int fd;
-		if (lease_take(s, e->id, &fd) != LEASE_TAKEN)
-			continue;
-		int r = take(s, e->id, o, now, fd, out);
-		if (r == CLAIM_OK) {
-			if (!o->hold) {
-				/* a time lease: the note stays for cat, the lock goes */
-				close(fd);
-				fd = -1;
-			}
+	*fdp = -1;
+	for (;;) {
+		const ient_t *e = store_next_due(s, type, crawl_id, now, skip, nskip);
+		if (!e)
+			break;
+		char id[ID_LEN + 1];
+		memcpy(id, e->id, ID_LEN + 1);
+		int fd = -1;
+		/* a time lease keeps no lock: a probe will do (no inode made) */
+		if (lease_take(s, id, o->hold ? &fd : NULL) == LEASE_TAKEN &&
+		    take(s, id, o, now, fd, out) == CLAIM_OK) {
 			*fdp = fd;
 			rc = CLAIM_OK;
 			break;
 		}
-		lease_drop(fd);
+		if (fd >= 0)
+			close(fd);   /* not due after all: leave any note as it was */
+		skip = xrealloc(skip, (nskip + 1) * sizeof *skip);
+		memcpy(skip[nskip++], id, ID_LEN + 1);
 	}
-	free(v);
+	free(skip);
 	store_unlock(s);
 	return rc;
 }
@@ -121,17 +118,14 @@ int
 claim_id(store_t *s, const char *id, const claim_opts_t *o, rec_t *out, int *fdp)
 {
 	store_lock(s);
-	int fd, rc;
-	int t = lease_take(s, id, &fd);
+	int fd = -1, rc;
+	int t = lease_take(s, id, o->hold ? &fd : NULL);
 	if (t != LEASE_TAKEN) {
 		store_unlock(s);
 		return CLAIM_BUSY;
 	}
 	rc = take(s, id, o, clock_now(), fd, out);
-	if (rc == CLAIM_OK && !o->hold) {
-		close(fd);
-		fd = -1;
-	} else if (rc != CLAIM_OK) {
+	if (rc != CLAIM_OK && fd >= 0) {
 		/* keep any previous holder's note: don't truncate */
 		close(fd);
 		fd = -1;
@@ -189,6 +183,9 @@ claim_release(store_t *s, const char *id, long only_pid)
 		}
 		if (l && l[0] == '{' && mine) {
 			rec_set_null(&r, "lease");
+			int lfd;
+			if (lease_take(s, id, &lfd) == LEASE_TAKEN)
+				lease_drop(lfd);   /* clears the note cat shows */
 			if (rec_streq(&r, "status", "paused")) {
 				/* stays paused */
 			} else if (record_is_final(&r))

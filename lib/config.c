@@ -405,9 +405,11 @@ resolve(const resolver_t *r, const char *key, int depth)
 		return v ? xstrdup(v) : NULL;
 	}
 	char *v = explicit_value(r, key, p->aliases, p->type);
-	if (!v && p->fallback) {
-		const prop_t *fp = depth < 8 ? find_prop(r->sc, r->n, p->fallback) : NULL;
-		v = explicit_value(r, p->fallback, fp ? fp->aliases : NULL, p->type);
+	if (!v && p->fallback && depth < 8) {
+		char *f = resolve(r, p->fallback, depth + 1);
+		if (f)
+			v = try_value(r, p->fallback, f, p->type);
+		free(f);
 	}
 	if (!v && p->dflt) {
 		buf_t b = {0};
@@ -419,12 +421,6 @@ resolve(const resolver_t *r, const char *key, int depth)
 		const conf_ent_t *e = conf_find(r->c, key);
 		if (e)
 			v = try_value(r, key, e->val, p->type);
-	}
-	if (!v && p->fallback && depth < 8) {
-		char *f = resolve(r, p->fallback, depth + 1);
-		if (f)
-			v = coerce(f, p->type);
-		free(f);
 	}
 	return v;
 }

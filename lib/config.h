@@ -16,9 +16,10 @@
  * A schema (config.json "properties") resolves each property K, in order:
  *  1. K or one of its x-aliases, set in abx.conf or above (the highest layer
  *     wins; K before its aliases within a layer);
- *  2. its x-fallback F, set in abx.conf or above;
+ *  2. its x-fallback F, resolved the same way (so a built-in TIMEOUT=60
+ *     beats a default of K, as in ArchiveBox: K = F unless K is set);
  *  3. K's schema "default";
- *  4. K's built-in default, else F's resolved or built-in value.
+ *  4. K's built-in default.
  * A value is coerced to the property's "type" (boolean: true/false/1/0/yes/
  * no/on/off, any case, becomes True/False; integer; number; array and
  * object: JSON text of that shape; string: as is).  A value that does not

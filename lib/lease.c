@@ -28,10 +28,22 @@ lease_take(store_t *s, const char *id, int *fdp)
 	for (int tries = 0; tries < 10; tries++) {
 		/* no O_CLOEXEC: the lease is inherited by CMD on purpose;
 		 * callers that exec other things close it themselves */
-		int fd = fs_open(s->dfd, p, O_RDWR | O_CREAT, 0644);
+		int fd = fs_open(s->dfd, p, O_RDWR, 0);
+		if (fd < 0 && errno == ENOENT) {
+			if (!fdp)
+				return LEASE_TAKEN;   /* no file: no holder (see lease.h) */
+			/* lock files are created only under the store lock,
+			 * so a probe under it that finds none is exact */
+			int had = s->locked;
+			if (!had)
+				store_lock(s);
+			fd = fs_open(s->dfd, p, O_RDWR | O_CREAT, 0644);
+			if (fd < 0 && errno == ENOENT && fs_mkdirs(s->dfd, "locks") == 0)
+				fd = fs_open(s->dfd, p, O_RDWR | O_CREAT, 0644);
+			if (!had)
+				store_unlock(s);
+		}
 		if (fd < 0) {
-			if (errno == ENOENT && fs_mkdirs(s->dfd, "locks") == 0)
-				continue;
 			warnsys("unable to open %s/%s", s->dir, p);
 			return LEASE_UNKNOWN;
 		}
@@ -52,7 +64,10 @@ lease_take(store_t *s, const char *id, int *fdp)
 		struct stat a, b;
 		if (fstat(fd, &a) == 0 && fstatat(s->dfd, p, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    a.st_ino == b.st_ino && a.st_dev == b.st_dev) {
-			*fdp = fd;
+			if (fdp)
+				*fdp = fd;
+			else
+				close(fd);    /* a probe: free now */
 			return LEASE_TAKEN;
 		}
 		close(fd);   /* unlinked under us: lock the new file */

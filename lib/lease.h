@@ -29,6 +29,13 @@
 
 enum { LEASE_TAKEN = 0, LEASE_BUSY = 1, LEASE_UNKNOWN = 2 };
 
+/*
+ * Take the flock of id.  Lock files are created only under the store lock
+ * (lease_take takes it for the creation if the caller does not hold it),
+ * so under the store lock a missing file means nobody holds the lease.
+ * fdp == NULL probes: LEASE_TAKEN means free (nothing is kept, and no file
+ * is created: a time lease costs no inode), LEASE_BUSY held.
+ */
 int lease_take(store_t *s, const char *id, int *fdp);
 int lease_busy(store_t *s, const char *id);   /* 1 held elsewhere, 0 free */
 void lease_note(int fd, const char *text);      /* write the lease record */

@@ -43,11 +43,16 @@ record_snapshot(rec_t *r, int64_t now, const char *crawl_id, const char *url, in
     const char *parent_id, const char *title, const char *tags)
 {
 	char ts[32];
+	static int64_t last_ts;
 	head(r, "Snapshot", now);
+	/* ArchiveBox keeps timestamps unique: later snapshots of one batch
+	 * get the next microsecond */
+	int64_t t = now > last_ts ? now : last_ts + 1;
+	last_ts = t;
 	rec_set_str(r, "crawl_id", crawl_id);
 	rec_set_str(r, "url", url);
 	/* ArchiveBox's legacy timestamp: epoch seconds with microseconds */
-	snprintf(ts, sizeof ts, "%lld.%06lld", (long long)(now / 1000000), (long long)(now % 1000000));
+	snprintf(ts, sizeof ts, "%lld.%06lld", (long long)(t / 1000000), (long long)(t % 1000000));
 	rec_set_str(r, "timestamp", ts);
 	rec_set_time(r, "bookmarked_at", now);
 	rec_set_str(r, "title", title);

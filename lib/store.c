@@ -265,9 +265,8 @@ index_slot(store_t *s, const char *id, int create)
 		s->nlines = 0;
 		for (size_t i = 0; i < ocap; i++)
 			if (old[i].used && old[i].live) {
-				ient_t *e = index_slot(s, old[i].id, 1);
+				ient_t *e = index_slot(s, old[i].id, 1);   /* counts it */
 				*e = old[i];
-				s->nlines++;
 			}
 		free(old);
 	}
@@ -296,11 +295,40 @@ index_drop(store_t *s)
 	free(s->tab);
 	s->tab = NULL;
 	s->tabcap = s->nlive = s->nlines = s->flines = 0;
+	free(s->js);
+	s->js = NULL;
+	s->njs = s->jscap = 0;
 	if (s->idxfd >= 0)
 		close(s->idxfd);
 	s->idxfd = -1;
 	s->idxoff = 0;
 	s->idxino = 0;
+}
+
+static jstate_t *
+jstate(store_t *s, const char *j, int create)
+{
+	for (size_t i = 0; i < s->njs; i++)
+		if (strcmp(s->js[i].j, j) == 0)
+			return &s->js[i];
+	if (!create)
+		return NULL;
+	if (s->njs == s->jscap) {
+		s->jscap = s->jscap ? s->jscap * 2 : 16;
+		s->js = xrealloc(s->js, s->jscap * sizeof(jstate_t));
+	}
+	jstate_t *st = &s->js[s->njs++];
+	snprintf(st->j, sizeof st->j, "%s", j);
+	st->end = 0;
+	return st;
+}
+
+static void
+state_line(buf_t *b, const char *j, int64_t end)
+{
+	buf_adds(b, "{\"j\":");
+	buf_json_strz(b, j);
+	buf_addf(b, ",\"end\":%lld}\n", (long long)end);
 }
 
 /* Apply one index line. Returns 0, or -1 if it is not an index line. */
@@ -313,8 +341,13 @@ index_apply(store_t *s, const char *line, size_t len)
 	char *id = rec_str(&r, "id");
 	if (!id_valid(id)) {
 		free(id);
+		char *j = rec_str(&r, "j");
+		int ok = j || rec_raw(&r, "boot_id");
+		if (j)
+			jstate(s, j, 1)->end = rec_int(&r, "end", 0);
+		free(j);
 		rec_free(&r);
-		return rec_raw(&r, "boot_id") ? 0 : -1;
+		return ok ? 0 : -1;
 	}
 	ient_t *e = index_slot(s, id, 1);
 	int was = e->live;
@@ -419,6 +452,7 @@ repair_tail(store_t *s, int fd, const char *rel, int keep)
 }
 
 static void index_write_full(store_t *s);
+static int journal_sync(store_t *s, const char *j);
 
 /* Read new index lines (or all, if the file was replaced). */
 static void
@@ -516,14 +550,20 @@ index_write_full(store_t *s)
 	for (size_t i = 0; i < s->tabcap; i++)
 		if (s->tab[i].used && s->tab[i].live)
 			index_line(s, &b, &s->tab[i]);
+	for (size_t i = 0; i < s->njs; i++)
+		state_line(&b, s->js[i].j, s->js[i].end);
 	fault_point("index-before-rename");
 	if (fs_replace(s->dfd, INDEX_PATH, b.p, b.len, 0) < 0)
 		diesys(EX_IOERR_, "unable to write %s/%s", s->dir, INDEX_PATH);
 	/* reload from what we wrote, dropping tombstones */
 	ient_t *tab = s->tab;
 	size_t cap = s->tabcap;
+	jstate_t *js = s->js;
+	size_t njs = s->njs, jscap = s->jscap;
 	s->tab = NULL;
+	s->js = NULL;
 	index_drop(s);
+	s->js = js, s->njs = njs, s->jscap = jscap;
 	for (size_t i = 0; i < cap; i++)
 		if (tab[i].used && tab[i].live) {
 			ient_t *e = index_slot(s, tab[i].id, 1);
@@ -771,6 +811,74 @@ journal_find(store_t *s, const char *journal, const char *id, rec_t *out, int64_
 	return rc;
 }
 
+/*
+ * Replay the lines of journal j that the index does not know yet (a crash
+ * between a journal write and its state line, or a line appended by hand
+ * under the lock).  A journal shorter than its known end was replaced or
+ * truncated: it is replayed whole.  Under the lock the corrections are
+ * appended to the index too.  Returns 1 if the index changed.
+ */
+static int
+journal_sync(store_t *s, const char *j)
+{
+	jstate_t *st = jstate(s, j, 0);
+	int fd = fs_open(s->dfd, j, O_RDONLY, 0);
+	if (fd < 0)
+		return 0;
+	struct stat sb;
+	if (fstat(fd, &sb) < 0 || (st && sb.st_size == st->end)) {
+		close(fd);
+		return 0;
+	}
+	int64_t from = st && sb.st_size > st->end ? st->end : 0;
+	size_t n = sb.st_size - from;
+	char *p = xmalloc(n + 1);
+	ssize_t got = pread(fd, p, n, from);
+	close(fd);
+	if (got < 0)
+		got = 0;
+	buf_t b = {0};
+	char *q = p, *end = p + got;
+	int changed = 0;
+	while (q < end) {
+		char *nl = memchr(q, '\n', end - q);
+		if (!nl)
+			break;
+		rec_t r;
+		if (nl > q && rec_parse(&r, q, nl - q) == 0) {
+			char *id = rec_str(&r, "id");
+			ient_t *e = id_valid(id) ? index_slot(s, id, 0) : NULL;
+			char t[16] = "";
+			char *type = rec_str(&r, "type");
+			snprintf(t, sizeof t, "%s", type ? type : "");
+			free(type);
+			int indexable = !strcmp(t, "Crawl") || !strcmp(t, "Snapshot") || !strcmp(t, "Binary") ||
+			                !strcmp(t, "CrawlSchedule");
+			if (id_valid(id) && indexable && (record_is_active(&r) || (e && e->live))) {
+				index_set_from(s, &r, from + (q - p));
+				if (s->locked)
+					index_line(s, &b, index_slot(s, id, 0));
+				changed = 1;
+			}
+			free(id);
+			rec_free(&r);
+		}
+		q = nl + 1;
+	}
+	int64_t nend = from + (q - p);
+	free(p);
+	jstate(s, j, 1)->end = nend;
+	if (s->locked) {
+		state_line(&b, j, nend);
+		index_append(s, &b);
+	}
+	if (changed && err_verbose(-1))
+		info("%s/%s: %lld bytes the index did not know were replayed", s->dir, j,
+		    (long long)(nend - from));
+	buf_free(&b);
+	return changed;
+}
+
 /* ---------------------------------------------------------- transactions */
 
 void
@@ -785,6 +893,13 @@ store_lock(store_t *s)
 	}
 	s->locked = 1;
 	index_refresh(s);
+	/* lines the index missed (a crash, a hand edit) are replayed now,
+	 * before any decision is taken on a hint */
+	for (size_t i = 0; i < s->njs; i++) {
+		char j[128];
+		snprintf(j, sizeof j, "%s", s->js[i].j);
+		journal_sync(s, j);
+	}
 }
 
 void
@@ -793,6 +908,9 @@ store_unlock(store_t *s)
 	if (!s->locked)
 		return;
 	store_commit(s);
+	/* compact the index when tombstones dominate, while we hold the lock */
+	if (s->flines > 4 * s->nlive + 4096)
+		index_write_full(s);
 	flock(s->lockfd, LOCK_UN);
 	s->locked = 0;
 }
@@ -822,6 +940,10 @@ store_get_in(store_t *s, const char *id, const char *journal, rec_t *out)
 	char j[128];
 	if (e && e->live) {
 		entry_journal(e, j, sizeof j);
+		if (journal_sync(s, j))
+			e = index_slot(s, id, 0);
+	}
+	if (e && e->live) {
 		int fd = fs_open(s->dfd, j, O_RDONLY, 0);
 		buf_t line = {0};
 		if (fd >= 0 && e->off >= 0 && read_line_at(fd, e->off, &line) == 0) {
@@ -924,8 +1046,10 @@ store_put(store_t *s, rec_t *r)
 static int
 journal_open_append(store_t *s, const char *j)
 {
-	int fd = fs_open(s->dfd, j, O_RDWR | O_APPEND | O_CREAT, 0644);
+	int fd = fs_open(s->dfd, j, O_RDWR | O_APPEND, 0);
 	if (fd < 0 && errno == ENOENT) {
+		/* a new journal: its directory entries must be as durable as
+		 * the lines about to be synced into it */
 		char dir[128];
 		snprintf(dir, sizeof dir, "%s", j);
 		char *sl = strrchr(dir, '/');
@@ -935,6 +1059,21 @@ journal_open_append(store_t *s, const char *j)
 				diesys(EX_CANTCREAT_, "unable to create %s/%s", s->dir, dir);
 		}
 		fd = fs_open(s->dfd, j, O_RDWR | O_APPEND | O_CREAT, 0644);
+		if (fd >= 0 && s->durable) {
+			char dir[128];
+			snprintf(dir, sizeof dir, "%s", j);
+			char *sl = strrchr(dir, '/');
+			if (sl) {
+				*sl = 0;
+				fs_fsync_dir(s->dfd, dir);
+				sl = strrchr(dir, '/');
+				if (sl)
+					*sl = 0;
+				fs_fsync_dir(s->dfd, sl ? dir : "");
+			} else {
+				fs_fsync_dir(s->dfd, "");
+			}
+		}
 	}
 	if (fd < 0)
 		diesys(EX_CANTCREAT_, "unable to open %s/%s", s->dir, j);
@@ -950,6 +1089,7 @@ commit_journal(store_t *s, const char *j, char *done)
 	struct stat st;
 	if (fstat(fd, &st) < 0)
 		diesys(EX_IOERR_, "unable to stat %s/%s", s->dir, j);
+	journal_sync(s, j);
 	buf_t lines = {0}, pre = {0}, post = {0};
 	int64_t base = st.st_size;
 	for (size_t i = 0; i < s->npend; i++) {
@@ -983,6 +1123,8 @@ commit_journal(store_t *s, const char *j, char *done)
 	if (s->durable && fdatasync(fd) < 0)
 		diesys(EX_IOERR_, "unable to sync %s/%s", s->dir, j);
 	fault_point("journal-after-write");
+	jstate(s, j, 1)->end = base + lines.len;
+	state_line(&post, j, base + lines.len);
 	index_append(s, &post);
 	close(fd);
 	buf_free(&lines);
@@ -1034,6 +1176,34 @@ store_active(store_t *s, const char *type, ient_t **out)
 	return n;
 }
 
+const ient_t *
+store_next_due(store_t *s, const char *type, const char *crawl_id, int64_t now,
+    char (*skip)[ID_LEN + 1], size_t nskip)
+{
+	if (!s->tab && !s->locked)
+		index_refresh(s);
+	const ient_t *best = NULL;
+	for (size_t i = 0; i < s->tabcap; i++) {
+		const ient_t *e = &s->tab[i];
+		if (!e->used || !e->live || (type && strcmp(e->type, type) != 0))
+			continue;
+		if (crawl_id && strcmp(e->crawl_id, crawl_id) != 0 && strcmp(e->id, crawl_id) != 0)
+			continue;
+		if (e->retry_at == INT64_MAX || e->retry_at < 0 || strcmp(e->status, "paused") == 0)
+			continue;
+		if (e->retry_at > now && !e->lease)
+			continue;
+		if (best && ient_cmp(e, best) >= 0)
+			continue;
+		size_t k = 0;
+		while (k < nskip && strcmp(skip[k], e->id) != 0)
+			k++;
+		if (k == nskip)
+			best = e;
+	}
+	return best;
+}
+
 /* ------------------------------------------------- rebuild and compaction */
 
 typedef struct {
@@ -1066,6 +1236,10 @@ rebuild_journal(store_t *s, const char *j, buf_t *b, char ***crawls, size_t *ncr
 		}
 		rec_free(&r);
 	}
+	char *last = data.len ? memrchr(data.p, '\n', data.len) : NULL;
+	int64_t end = last ? last - data.p + 1 : 0;
+	jstate(s, j, 1)->end = end;
+	state_line(b, j, end);
 	jmap_free(&m);
 	buf_free(&data);
 	return 0;
@@ -1134,6 +1308,8 @@ store_compact(store_t *s, const char *journal, int force)
 	if (!s->locked)
 		die(EX_SOFT_, "internal error: store_compact without the store lock");
 	store_commit(s);
+	if (!fs_exists(s->dfd, journal))
+		return 0;
 	int fd = journal_open_append(s, journal);   /* repairs a torn tail */
 	close(fd);
 	jmap_t m;
@@ -1165,6 +1341,8 @@ store_compact(store_t *s, const char *journal, int force)
 		if (fs_replace(s->dfd, journal, out.p, out.len, s->durable) < 0)
 			diesys(EX_IOERR_, "unable to compact %s/%s", s->dir, journal);
 		fault_point("compact-after-rename");
+		jstate(s, journal, 1)->end = out.len;
+		state_line(&idx, journal, out.len);
 		index_append(s, &idx);
 		buf_free(&out);
 		buf_free(&idx);

@@ -30,8 +30,12 @@
  * each journal touched, first the index lines of records that stay or
  * become active, then all the journal lines in one write(2), then
  * fdatasync (group commit: one sync per journal per commit), then the index
- * lines of records that became final.  So a crash leaves the index with an
- * extra hint, never a missing one.  The index is not synced: its first line
+ * lines of records that became final and a state line {"j":J,"end":N}
+ * with the journal's new size.  So a crash leaves the index with an extra
+ * hint, never a missing one; and a journal longer than the end the index
+ * knows (a crash after the journal write, or a line appended by hand under
+ * the lock) has its tail replayed into the index before any of its hints
+ * is trusted, by every process that takes the lock.  The index is not synced: its first line
  * names the boot it was written in, and an index from another boot (a
  * power loss may have dropped its tail) is rebuilt from the journals.
  *
@@ -68,6 +72,11 @@ typedef struct {
 
 typedef struct pending pending_t;
 
+typedef struct {
+	char j[128];                   /* a journal the index knows */
+	int64_t end;                   /* its size when last indexed */
+} jstate_t;
+
 typedef struct store {
 	int dfd;
 	char *dir;
@@ -80,6 +89,8 @@ typedef struct store {
 	int idxfd;
 	int64_t idxoff;                /* bytes of index/active.jsonl applied */
 	ino_t idxino;
+	jstate_t *js;                  /* journal ends, from state lines */
+	size_t njs, jscap;
 	/* staged changes */
 	pending_t *pend;
 	size_t npend, pendcap;
@@ -119,6 +130,12 @@ int store_each(store_t *s, const char *journal, const char *filter, store_each_f
 /* Active index entries of a type (NULL: all), in (retry_at, created_at)
  * order.  The array is malloc'd; entries are copies. */
 size_t store_active(store_t *s, const char *type, ient_t **out);
+
+/* The first due entry in (retry_at, created_at, id) order, in one pass
+ * (no copy, no sort): live, of type (NULL: any) and crawl (NULL: any), not
+ * paused, retry_at <= now or a flock lease recorded, and not in skip. */
+const ient_t *store_next_due(store_t *s, const char *type, const char *crawl_id, int64_t now,
+    char (*skip)[ID_LEN + 1], size_t nskip);
 
 /* Rebuild the index from the journals (the repair pass uses it). */
 void store_rebuild_index(store_t *s);

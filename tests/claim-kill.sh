@@ -23,11 +23,12 @@ abx-claim -d "$D" --release "$ID"
 abx-claim -d "$D" -i "$ID" sleep 100 &
 cpid=$!
 ok "lease taken again" wait_for 5 abx-claim -d "$D" --test "$ID"
+spid=$(pgrep -P "$cpid" sleep)
 kill -9 "$cpid"
 wait "$cpid" 2>/dev/null
 expect_exit 0 "with abx-claim killed, CMD still holds the lease" abx-claim -d "$D" --test "$ID"
 expect_exit 75 "and nobody else can claim it" abx-claim -d "$D" -i "$ID"
-pkill -9 -f "^sleep 100$"
+kill -9 "$spid"
 ok "when CMD dies the lease frees" wait_for 5 sh -c "! abx-claim -d '$D' --test '$ID'"
 expect_exit 0 "and the item is claimable" abx-claim -d "$D" -i "$ID" -l 1
 abx-claim -d "$D" --release "$ID"

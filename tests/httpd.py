@@ -48,7 +48,9 @@ Special paths:
     /big           a ~5 MB HTML page: 60000 links to /big/itemK.html,
                    K = i mod 1000, so 1000 distinct outlinks
     /latin1        title bytes "caf\\xe9 \\xff", charset=iso-8859-1
-    /headers       a page with the response header "X-Abx-Test: yes"
+    /headers       a page with the response header "X-Abx-Test: yes"; its
+                   <TITLE> spans lines and has entities, and reads
+                   Headers & <more> "x" 'y'  once decoded
 
 /gen/ (with --pages N): /gen/ is an index linking only /gen/p0.html.
 /gen/pI.html (I = 0..N-1) links its children p(2I+1) and p(2I+2) (those
@@ -240,7 +242,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                     b"<body><p>Latin-1 bytes: caf\xe9.</p></body></html>\n")
             return self.reply(200, body, "text/html; charset=iso-8859-1", head=head)
         if path == "/headers":
-            return self.reply(200, page("Headers", "<p>custom headers</p>"),
+            body = page("Headers", "<p>custom headers</p>").replace(
+                b"<title>Headers</title>",
+                b"<TITLE lang=en>\n  Headers &amp; &lt;more&gt;\n  &quot;x&quot; &#39;y&#39;\n</TITLE>")
+            return self.reply(200, body,
                               headers=[("X-Abx-Test", "yes"), ("X-Abx-Other", "two words")],
                               head=head)
         if pages and path == "/gen/":

@@ -1,4 +1,5 @@
 # httpd.sh — start and stop tests/httpd.py from a shell test; source it after tap.sh.
+# shellcheck shell=sh
 #
 #   . "$(dirname "$0")/lib/tap.sh"
 #   . "$(dirname "$0")/lib/httpd.sh"

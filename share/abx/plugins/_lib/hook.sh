@@ -7,7 +7,8 @@
 # succeeded, 10 when it skipped, anything else when it failed.
 #
 #   . "$(dirname "$0")/../_lib/hook.sh"
-#   hook_init WGET "$@"     # sets $url, $timeout; skips if WGET_ENABLED is false
+#   hook_init WGET "$@"     # sets $url ($url_sp: spaces as %20), $timeout;
+#                           # skips if WGET_ENABLED is false
 #   ...
 #   hook_result succeeded "output" ["error"]   # print the ArchiveResult
 #   hook_done skipped "why"                    # print it and exit 10
@@ -37,7 +38,8 @@ hook_init() {
 	'' | *[!0-9]*) timeout=60 ;;
 	esac
 	[ "$timeout" -gt 0 ] || timeout=60
-	export timeout url
+	# curl refuses a URL with a space in it; browsers and wget send %20
+	url_sp=$(printf '%s\n' "$url" | sed 's/ /%20/g')
 	if is_false "$_hook_enabled"; then
 		hook_done skipped "${_hook_prefix}_ENABLED is false"
 	fi

@@ -12,6 +12,7 @@
 . "$(dirname "$0")/../_lib/hook.sh"
 
 hook_init DOM "$@"
+require_http
 chrome_find
 hook_tmpdir
 chrome_run --dump-dom >"$tmp/dom.html" 2>"$tmp/err"

@@ -23,7 +23,7 @@ hook_tmpdir
 parser="$(dirname "$0")/../parse_html_urls/parse_html_urls"
 base=$url
 icon=
-if base=$(hook_curl --output "$tmp/page" --write-out '%{url_effective}' -- "$url" 2>>"$tmp/err") &&
+if base=$(hook_curl --output "$tmp/page" --write-out '%{url_effective}' -- "$url_sp" 2>>"$tmp/err") &&
 	[ -x "$parser" ]; then
 	icon=$("$parser" --icon --url="$base" --html="$tmp/page" 2>/dev/null)
 fi

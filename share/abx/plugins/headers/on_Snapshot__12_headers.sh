@@ -19,7 +19,7 @@ hook_init HEADERS "$@"
 require_http
 hook_tmpdir
 
-if ! code=$(hook_curl --output /dev/null --dump-header "$tmp/head" --write-out '%{http_code}' -- "$url" 2>"$tmp/err"); then
+if ! code=$(hook_curl --output /dev/null --dump-header "$tmp/head" --write-out '%{http_code}' -- "$url_sp" 2>"$tmp/err"); then
 	cat "$tmp/err" >&2
 	why=$(tail -n 1 "$tmp/err")
 	hook_done failed "${why:-curl failed}" "${why:-curl failed}"

@@ -14,9 +14,11 @@
  *    for a shared one (at most 80% of our timeout).  The page is where
  *    wget's --force-directories --adjust-extension
  *    --restrict-file-names=windows puts it, <host>[+port]/<path>, its .orig
- *    twin first (--backup-converted keeps the links as served); failing
- *    that (a redirect), the shallowest *.html under wget/, whose URL is
- *    rebuilt from its path.  No source: a "skipped" result, exit 10.
+ *    twin first (--backup-converted keeps the links as served), and its
+ *    URL is where the redirects recorded in wget's CDX index
+ *    (warc/<time>.cdx) lead from URL; failing that, the shallowest *.html
+ *    under wget/, whose URL is rebuilt from its path.  No source: a
+ *    "skipped" result, exit 10.
  * 2. One pass over the HTML: start tags and their attributes (quoted or
  *    not, any case, character references decoded), skipping comments and
  *    the raw text of script, style, textarea, title.  Outlinks are the

@@ -11,6 +11,7 @@
 . "$(dirname "$0")/../_lib/hook.sh"
 
 hook_init PDF "$@"
+require_http
 chrome_find
 hook_tmpdir
 rm -f output.pdf

@@ -21,7 +21,7 @@ hook_init TITLE "$@"
 require_http
 hook_tmpdir
 
-if ! meta=$(hook_curl --output "$tmp/page" --write-out '%{http_code} %{content_type}' -- "$url" 2>"$tmp/err"); then
+if ! meta=$(hook_curl --output "$tmp/page" --write-out '%{http_code} %{content_type}' -- "$url_sp" 2>"$tmp/err"); then
 	cat "$tmp/err" >&2
 	why=$(tail -n 1 "$tmp/err")
 	hook_done failed "${why:-curl failed}" "${why:-curl failed}"

@@ -1,0 +1,133 @@
+/*
+ * abx-hook — run the plugin hooks of one phase for one snapshot or crawl
+ * (abx-hook(1); the library does the work: phase.h).
+ *
+ *  1. check ID and the --plugins names before touching the filesystem
+ *     (exit 65: they become paths);
+ *  2. open the data directory and hold the item's lease: inherited from
+ *     `abx-claim -i ID abx-hook ID` ($ABX_LEASE_FD), else taken here (a
+ *     by-hand repair run: the record's status is left alone); exit 75 if
+ *     another worker holds it;
+ *  3. become a child subreaper, block SIGINT/SIGTERM/SIGHUP except while
+ *     waiting, and run the phase: records on stdout, results committed;
+ *  4. drop the lease if it was taken here.
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "clock.h"
+#include "err.h"
+#include "exitcodes.h"
+#include "ids.h"
+#include "lease.h"
+#include "phase.h"
+#include "store.h"
+
+static const char usage[] =
+    "abx-hook [-d DIR] [--plugins P,...] [-n] [--family Snapshot|CrawlSetup|CrawlCleanup] ID";
+
+static volatile sig_atomic_t stop;
+
+static void
+on_signal(int sig)
+{
+	stop = sig;
+}
+
+/* Hold ID's lease; returns the fd, and *own if we took it. */
+static int
+hold_lease(store_t *s, const char *id, const char *kind, int *own)
+{
+	int fd = lease_inherited(s, id);
+	*own = 0;
+	if (fd < 0) {
+		int r = lease_take(s, id, &fd);
+		if (r == LEASE_BUSY)
+			die(EX_TEMPFAIL_, "%s %s is leased by another worker; try again later", kind, id);
+		if (r != LEASE_TAKEN)
+			die(EX_TEMPFAIL_, "the lease of %s %s is in an unknown state; try again later", kind, id);
+		*own = 1;
+		buf_t b = {0};
+		int64_t now = clock_now();
+		lease_object(s, &b, now, now + 3600 * 1000000LL, 1);
+		lease_note(fd, buf_cstr(&b));
+		buf_free(&b);
+	}
+	fcntl(fd, F_SETFD, FD_CLOEXEC);   /* the lease is ours, never a hook's */
+	return fd;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"plugins", required_argument, 0, 'p'}, {"family", required_argument, 0, 'f'},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	const char *dir = NULL, *plugins = NULL, *family = "Snapshot";
+	int dry = 0, c;
+	err_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "d:nhv", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 'p': plugins = optarg; break;
+		case 'f': family = optarg; break;
+		case 'n': dry = 1; break;
+		case 'v': err_verbose(err_verbose(-1) + 1); break;
+		case 'h': cli_help(usage);
+		default: cli_usage(usage);
+		}
+	}
+	if (optind != argc - 1 || !phase_family_valid(family))
+		cli_usage(usage);
+	const char *id = argv[optind];
+	if (!id_valid(id))
+		die(EX_DATAERR_, "not an id: %s (ids are UUIDv7 strings such as those abx-ls prints)", id);
+	char **names = NULL;
+	if (plugins) {
+		const char *bad = NULL;
+		if (!(names = cli_names(plugins, &bad)))
+			die(EX_DATAERR_, "--plugins: not a plugin name: %s", bad);
+	}
+
+	store_t s;
+	store_open(&s, dir, 0);
+	int own = 0, fd = -1;
+	if (!dry)
+		fd = hold_lease(&s, id, strcmp(family, "Snapshot") == 0 ? "snapshot" : "crawl", &own);
+
+	sigset_t block, waitmask;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
+	sigdelset(&waitmask, SIGHUP);
+	struct sigaction sa = {0};
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	int subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+
+	phase_opts_t o = {
+		.family = family, .id = id, .plugins = names, .dry_run = dry,
+		.reap_orphans = subreaper, .out = stdout, .waitmask = &waitmask, .stop = &stop,
+	};
+	int rc = phase_run(&s, &o);
+	if (own)
+		lease_drop(fd);
+	cli_names_free(names);
+	store_close(&s);
+	return rc;
+}

@@ -1,0 +1,263 @@
+/* schedule.c — see schedule.h. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "err.h"
+#include "record.h"
+#include "schedule.h"
+
+static const struct {
+	const char *alias, *expr;
+} aliases[] = {
+	{"minute", "* * * * *"}, {"minutely", "* * * * *"}, {"hour", "0 * * * *"},
+	{"hourly", "0 * * * *"}, {"day", "0 0 * * *"}, {"daily", "0 0 * * *"},
+	{"week", "0 0 * * 0"}, {"weekly", "0 0 * * 0"}, {"month", "0 0 1 * *"},
+	{"monthly", "0 0 1 * *"}, {"year", "0 0 1 1 *"}, {"yearly", "0 0 1 1 *"},
+	{"annually", "0 0 1 1 *"}, {NULL, NULL},
+};
+
+/* Parse one field into a bit set over [lo, hi]. */
+static int
+field(const char *f, int lo, int hi, uint64_t *bits, int *star)
+{
+	*bits = 0;
+	*star = strcmp(f, "*") == 0;
+	char *dup = xstrdup(f), *save = NULL;
+	int rc = 0;
+	for (char *part = strtok_r(dup, ",", &save); part && rc == 0; part = strtok_r(NULL, ",", &save)) {
+		int a = lo, b = hi, step = 1;
+		char *slash = strchr(part, '/');
+		if (slash) {
+			*slash = 0;
+			char *end;
+			step = strtol(slash + 1, &end, 10);
+			if (*end || step < 1)
+				rc = -1;
+		}
+		if (strcmp(part, "*") != 0) {
+			char *end;
+			a = strtol(part, &end, 10);
+			if (end == part)
+				rc = -1;
+			b = a;
+			if (*end == '-') {
+				char *e2;
+				b = strtol(end + 1, &e2, 10);
+				if (*e2 || e2 == end + 1)
+					rc = -1;
+			} else if (*end) {
+				rc = -1;
+			} else if (slash) {
+				b = hi;
+			}
+		}
+		if (a < lo || b > hi || a > b)
+			rc = -1;
+		for (int i = a; rc == 0 && i <= b; i += step)
+			*bits |= 1ULL << i;
+	}
+	free(dup);
+	if (*bits == 0)
+		rc = -1;
+	return rc;
+}
+
+int
+cron_parse(const char *expr, cron_t *c, const char **why)
+{
+	memset(c, 0, sizeof *c);
+	const char *e = expr[0] == '@' ? expr + 1 : expr;
+	for (int i = 0; aliases[i].alias; i++)
+		if (strcasecmp(e, aliases[i].alias) == 0)
+			expr = aliases[i].expr;
+	char *f[6] = {0};
+	char *dup = xstrdup(expr), *save = NULL;
+	int n = 0;
+	for (char *t = strtok_r(dup, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		if (n == 5) {
+			n++;
+			break;
+		}
+		f[n++] = t;
+	}
+	int rc = -1;
+	uint64_t bits;
+	int star;
+	*why = "want five fields (minute hour day month weekday) or an alias like daily";
+	if (n == 5) {
+		*why = "a field is out of range or malformed";
+		if (field(f[0], 0, 59, &c->min, &star) == 0 && field(f[1], 0, 23, &bits, &star) == 0) {
+			c->hour = bits;
+			if (field(f[2], 1, 31, &bits, &c->dom_star) == 0) {
+				c->dom = bits;
+				if (field(f[3], 1, 12, &bits, &star) == 0) {
+					c->mon = bits;
+					if (field(f[4], 0, 7, &bits, &c->dow_star) == 0) {
+						c->dow = (bits | bits >> 7) & 0x7f;
+						rc = 0;
+					}
+				}
+			}
+		}
+	}
+	free(dup);
+	return rc;
+}
+
+static int
+day_ok(const cron_t *c, const struct tm *tm)
+{
+	int dom = c->dom >> tm->tm_mday & 1, dow = c->dow >> tm->tm_wday & 1;
+	if (!(c->mon >> (tm->tm_mon + 1) & 1))
+		return 0;
+	if (c->dom_star && c->dow_star)
+		return 1;
+	if (c->dom_star)
+		return dow;
+	if (c->dow_star)
+		return dom;
+	return dom || dow;
+}
+
+int64_t
+cron_next(const cron_t *c, int64_t t)
+{
+	time_t s = t / 1000000 / 60 * 60 + 60;   /* the next whole minute */
+	time_t limit = s + 8LL * 366 * 86400;
+	while (s < limit) {
+		struct tm tm;
+		gmtime_r(&s, &tm);
+		if (!day_ok(c, &tm)) {
+			s += 86400 - (tm.tm_hour * 3600 + tm.tm_min * 60);
+			continue;
+		}
+		if (!(c->hour >> tm.tm_hour & 1)) {
+			s += 3600 - tm.tm_min * 60;
+			continue;
+		}
+		if (!(c->min >> tm.tm_min & 1)) {
+			s += 60;
+			continue;
+		}
+		return (int64_t)s * 1000000;
+	}
+	return -1;
+}
+
+void
+schedule_create(store_t *s, const rec_t *tpl, const char *expr, rec_t *out)
+{
+	cron_t c;
+	const char *why = "";
+	int64_t now = clock_now();
+	char id[ID_LEN + 1];
+	memset(out, 0, sizeof *out);
+	id_new(id);
+	rec_set_str(out, "type", "CrawlSchedule");
+	rec_set_str(out, "id", id);
+	rec_set_time(out, "created_at", now);
+	rec_set_time(out, "modified_at", now);
+	char *tid = rec_str(tpl, "id");
+	rec_set_str(out, "template_id", tid);
+	free(tid);
+	rec_set_str(out, "schedule", expr);
+	rec_set_raw(out, "is_enabled", "true");
+	rec_set_str(out, "label", "");
+	rec_set_str(out, "status", "queued");
+	rec_set_time(out, "last_run_at", now);
+	rec_set_time(out, "retry_at", cron_parse(expr, &c, &why) == 0 ? cron_next(&c, now) : -1);
+	store_put(s, out);
+}
+
+static int
+enqueue(store_t *s, rec_t *sch, int64_t now, int verbose)
+{
+	char *tid = rec_str(sch, "template_id"), *expr = rec_str(sch, "schedule");
+	char *sid = rec_str(sch, "id");
+	rec_t tpl;
+	int made = 0;
+	cron_t c;
+	const char *why;
+	if (!expr || cron_parse(expr, &c, &why) < 0) {
+		warnx_("schedule %s: bad cron expression %s: %s; disabled", sid, expr ? expr : "", why);
+		rec_set_raw(sch, "is_enabled", "false");
+		record_status(sch, "paused", INT64_MAX);
+	} else if (!tid || store_get(s, tid, &tpl) < 0) {
+		warnx_("schedule %s: template crawl %s is gone; disabled", sid, tid ? tid : "?");
+		rec_set_raw(sch, "is_enabled", "false");
+		record_status(sch, "paused", INT64_MAX);
+	} else {
+		char *urls = rec_str(&tpl, "urls"), *tags = rec_str(&tpl, "tags_str");
+		const char *cfg = rec_raw(&tpl, "config");
+		rec_t crawl;
+		record_crawl(&crawl, now, urls ? urls : "", rec_int(&tpl, "max_depth", 0), tags, cfg);
+		rec_set_str(&crawl, "schedule_id", sid);
+		char *label = rec_str(&tpl, "label");
+		rec_set_str(&crawl, "label", label ? label : "");
+		store_put(s, &crawl);
+		if (verbose) {
+			char *cid = rec_str(&crawl, "id");
+			info("schedule %s: crawl %s enqueued", sid, cid);
+			free(cid);
+		}
+		rec_free(&crawl);
+		free(urls), free(tags), free(label);
+		rec_free(&tpl);
+		rec_set_time(sch, "last_run_at", now);
+		rec_set_time(sch, "retry_at", cron_next(&c, now));
+		made = 1;
+	}
+	store_put(s, sch);
+	free(tid), free(expr), free(sid);
+	return made;
+}
+
+int
+schedule_enqueue_due(store_t *s, int verbose)
+{
+	store_lock(s);
+	ient_t *v;
+	size_t n = store_active(s, "CrawlSchedule", &v);
+	int64_t now = clock_now();
+	int made = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].retry_at < 0 || v[i].retry_at > now || v[i].retry_at == INT64_MAX)
+			continue;
+		rec_t r;
+		if (store_get(s, v[i].id, &r) < 0)
+			continue;
+		const char *en = rec_raw(&r, "is_enabled");
+		if (en && strcmp(en, "false") != 0 && rec_streq(&r, "status", "queued"))
+			made += enqueue(s, &r, now, verbose);
+		rec_free(&r);
+	}
+	free(v);
+	store_unlock(s);
+	return made;
+}
+
+int
+schedule_list_due(store_t *s, FILE *out)
+{
+	store_lock(s);
+	ient_t *v;
+	size_t n = store_active(s, "CrawlSchedule", &v);
+	store_unlock(s);
+	int64_t now = clock_now();
+	int due = 0;
+	for (size_t i = 0; i < n; i++) {
+		rec_t r;
+		if (v[i].retry_at < 0 || v[i].retry_at > now || store_get(s, v[i].id, &r) < 0)
+			continue;
+		buf_t b = {0};
+		rec_line(&r, &b);
+		fprintf(out, "%s\n", b.p);
+		buf_free(&b);
+		rec_free(&r);
+		due++;
+	}
+	free(v);
+	return due;
+}

@@ -1,0 +1,48 @@
+/*
+ * schedule.h — recurring crawls (ArchiveBox's CrawlSchedule, §1.8).
+ *
+ * A schedule is a CrawlSchedule record in schedules.jsonl:
+ *   {"type":"CrawlSchedule","id":..,"template_id":<crawl>,"schedule":"0 * * * *",
+ *    "is_enabled":true,"status":"queued","label":..,"last_run_at":..,
+ *    "retry_at":<next run>,"created_at":..}
+ * Its template is a sealed Crawl whose urls, config, max_depth and tags_str
+ * each new crawl copies.  retry_at holds the next run time, so the active
+ * index finds due schedules at no cost.  When one is due, one crawl is
+ * enqueued and the next run is computed from now: missed periods are not
+ * back-filled.  Paused schedules carry the paused marker; cancelled ones
+ * are sealed.
+ *
+ * CRON is five fields (minute hour day-of-month month day-of-week: a star,
+ * N, N-M, a step "star slash S" or N-M/S, comma lists; day-of-week 0-7, 0 and 7 Sunday; when both
+ * day fields are restricted either may match, as in cron) or an alias:
+ * minute(ly), hour(ly), day/daily, week(ly), month(ly), year(ly), with or
+ * without "@".  Times are UTC.
+ */
+#ifndef ABX_SCHEDULE_H
+#define ABX_SCHEDULE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "store.h"
+
+typedef struct {
+	uint64_t min;       /* bit sets */
+	uint32_t hour, dom, mon;
+	uint8_t dow;
+	int dom_star, dow_star;
+} cron_t;
+
+/* 0, or -1 with *why set. */
+int cron_parse(const char *expr, cron_t *c, const char **why);
+/* The first matching minute strictly after t (µs), or -1 if none within
+ * eight years. */
+int64_t cron_next(const cron_t *c, int64_t t);
+
+/* Make a schedule for template crawl rec (staged: hold the lock). */
+void schedule_create(store_t *s, const rec_t *template_crawl, const char *expr, rec_t *out);
+/* Enqueue a crawl for every due schedule; returns how many. */
+int schedule_enqueue_due(store_t *s, int verbose);
+/* Print due schedules as JSONL (for abx-tick -n); returns how many. */
+int schedule_list_due(store_t *s, FILE *out);
+
+#endif

@@ -1,0 +1,838 @@
+/*
+ * tick.c — see tick.h.  Sections: workers (spawn, reap, progress), the
+ * crawl run (setup, refill, finish, limits, cleanup), the pass.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "binary.h"
+#include "claim.h"
+#include "config.h"
+#include "discover.h"
+#include "err.h"
+#include "exitcodes.h"
+#include "fs.h"
+#include "lease.h"
+#include "record.h"
+#include "schedule.h"
+#include "seal.h"
+#include "tick.h"
+#include "url.h"
+
+extern char **environ;
+
+#define LEASE_US (60 * 1000000LL)
+#define RENEW_US (10 * 1000000LL)
+#define MAX_SLOTS 64
+
+typedef struct {
+	pid_t pid;
+	int pidfd, lease_fd, outfd;
+	char id[ID_LEN + 1];
+	char url[160];
+	int depth;
+	int64_t started;
+	buf_t out;
+	char hook[96];
+	int hooks, failed;
+} worker_t;
+
+typedef struct {
+	tick_t *t;
+	char cid[ID_LEN + 1];
+	int cfd;
+	conf_t conf;
+	urlfilter_t filter;
+	urlset_t seen;
+	int slots, max_depth;
+	long max_urls;
+	long long max_size, total_size;
+	long timeout;
+	int64_t started_at;
+	char stop_reason[32];
+	int paused, cancelled;
+	worker_t w[MAX_SLOTS];
+	int nw;
+	int drawn;               /* progress lines on screen */
+	int64_t last_renew, last_check, last_draw;
+} crawlrun_t;
+
+void
+tick_init(tick_t *t, store_t *s)
+{
+	memset(t, 0, sizeof *t);
+	t->s = s;
+	t->started_us = clock_mono();
+	char self[4000];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = 0;
+		char *sl = strrchr(self, '/');
+		if (sl) {
+			*sl = 0;
+			snprintf(t->hook_bin, sizeof t->hook_bin, "%s/abx-hook", self);
+			if (access(t->hook_bin, X_OK) == 0)
+				return;
+		}
+	}
+	snprintf(t->hook_bin, sizeof t->hook_bin, "abx-hook");
+}
+
+/* ------------------------------------------------------------ workers */
+
+/* Spawn abx-hook with the lease fd passed down; its stdout to a pipe. */
+static pid_t
+spawn(tick_t *t, char **argv, int lease_fd, const char *id, int *outfd)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		diesys(EX_SOFT_, "pipe");
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0)
+		diesys(EX_SOFT_, "unable to fork");
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(p[1], 1);
+		char fdbuf[16];
+		snprintf(fdbuf, sizeof fdbuf, "%d", lease_fd);
+		fcntl(lease_fd, F_SETFD, 0);   /* only this lease goes down */
+		setenv("ABX_LEASE_FD", fdbuf, 1);
+		setenv("ABX_ID", id, 1);
+		setenv("ABX_DIR", t->s->dir, 1);
+		execvp(t->hook_bin, argv);
+		warnsys("unable to run %s", t->hook_bin);
+		_exit(EX_UNAVAIL_);
+	}
+	close(p[1]);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	*outfd = p[0];
+	t->spawned++;
+	return pid;
+}
+
+/* Read what a worker printed: result records tell its progress. */
+static void
+worker_read(worker_t *w)
+{
+	char chunk[8192];
+	ssize_t n;
+	while (w->outfd >= 0 && (n = read(w->outfd, chunk, sizeof chunk)) > 0)
+		buf_add(&w->out, chunk, n);
+	if (w->out.len == 0)
+		return;
+	char *q = w->out.p, *end = w->out.p + w->out.len;
+	for (char *nl; q < end && (nl = memchr(q, '\n', end - q)); q = nl + 1) {
+		rec_t r;
+		if (rec_parse(&r, q, nl - q) < 0)
+			continue;
+		if (rec_streq(&r, "type", "ArchiveResult")) {
+			char *h = rec_str(&r, "hook_name");
+			snprintf(w->hook, sizeof w->hook, "%s", h ? h : "");
+			free(h);
+			w->hooks++;
+			w->failed += rec_streq(&r, "status", "failed");
+		}
+		rec_free(&r);
+	}
+	size_t left = end - q;
+	memmove(w->out.p, q, left);
+	w->out.len = left;
+}
+
+/* Run one phase (CrawlSetup / CrawlCleanup) to its end. */
+static int
+run_phase(tick_t *t, const char *family, const char *cid, int cfd)
+{
+	char *argv[] = {"abx-hook", "-d", t->s->dir, "--family", (char *)family, (char *)cid, NULL};
+	int outfd, status = 0, sent = 0;
+	int64_t t0 = clock_mono();
+	pid_t pid = spawn(t, argv, cfd, cid, &outfd);
+	worker_t w = {.outfd = outfd};
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (*t->signals > sent) {
+			kill(pid, sent == 0 ? SIGTERM : SIGINT);
+			sent++;
+		}
+		struct pollfd p = {outfd, POLLIN, 0};
+		poll(&p, 1, 200);
+		worker_read(&w);
+	}
+	worker_read(&w);
+	close(outfd);
+	buf_free(&w.out);
+	t->hook_us += clock_mono() - t0;
+	fcntl(cfd, F_SETFD, FD_CLOEXEC);
+	if (t->verbose && w.hooks)
+		info("crawl %s: %s hooks: %d run, %d failed", cid, family, w.hooks, w.failed);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* ----------------------------------------------------------- progress */
+
+static void
+draw(crawlrun_t *cr, int final)
+{
+	tick_t *t = cr->t;
+	if (!t->tty)
+		return;
+	buf_t b = {0};
+	if (cr->drawn)
+		buf_addf(&b, "\033[%dA", cr->drawn);
+	int64_t now = clock_mono();
+	const char *dim = t->color ? "\033[2m" : "", *bold = t->color ? "\033[1m" : "",
+	           *off = t->color ? "\033[0m" : "";
+	int lines = 0;
+	for (int i = 0; i < cr->nw && !final; i++) {
+		worker_t *w = &cr->w[i];
+		buf_addf(&b, "\033[2K  %s%5.1fs%s  d%d  %-60.60s  %s%s%s\n", bold,
+		    (now - w->started) / 1e6, off, w->depth, w->url, dim, w->hook[0] ? w->hook : "starting",
+		    off);
+		lines++;
+	}
+	for (int i = lines; i < cr->drawn; i++)
+		buf_adds(&b, "\033[2K\n");
+	if (cr->drawn > lines)
+		buf_addf(&b, "\033[%dA", cr->drawn - lines);
+	cr->drawn = lines;
+	ssize_t wr = write(1, b.p, b.len);
+	(void)wr;
+	buf_free(&b);
+}
+
+/* ---------------------------------------------------------- crawl run */
+
+static void
+save_limits(crawlrun_t *cr)
+{
+	store_t *s = cr->t->s;
+	store_lock(s);
+	rec_t c;
+	if (store_get(s, cr->cid, &c) == 0) {
+		buf_t b = {0};
+		char iso[ISO_LEN + 1];
+		clock_iso(cr->started_at, iso);
+		buf_addf(&b, "{\"started_at\":\"%s\",\"total_size\":%lld,\"stop_reason\":\"%s\"}", iso,
+		    cr->total_size, cr->stop_reason);
+		rec_set_raw(&c, "limits", b.p);
+		store_put(s, &c);
+		buf_free(&b);
+		rec_free(&c);
+	}
+	store_unlock(s);
+}
+
+static void
+load_limits(crawlrun_t *cr, const rec_t *crawl)
+{
+	const char *l = rec_raw(crawl, "limits");
+	rec_t lr;
+	cr->started_at = -1;
+	if (l && l[0] == '{' && rec_parse(&lr, l, strlen(l)) == 0) {
+		cr->started_at = rec_time(&lr, "started_at");
+		cr->total_size = rec_int(&lr, "total_size", 0);
+		char *sr = rec_str(&lr, "stop_reason");
+		snprintf(cr->stop_reason, sizeof cr->stop_reason, "%s", sr ? sr : "");
+		free(sr);
+		rec_free(&lr);
+	}
+	/* a raised or removed limit clears its stale stop reason */
+	if ((!strcmp(cr->stop_reason, "crawl_max_size") && (!cr->max_size || cr->total_size < cr->max_size)) ||
+	    (!strcmp(cr->stop_reason, "crawl_timeout") && !cr->timeout))
+		cr->stop_reason[0] = 0;
+	if (cr->started_at < 0) {
+		cr->started_at = clock_now();
+		save_limits(cr);
+	}
+}
+
+/* Seal the crawl's queued snapshots unrun: a limit stopped the crawl. */
+static void
+seal_queued(crawlrun_t *cr)
+{
+	store_t *s = cr->t->s;
+	store_lock(s);
+	ient_t *v;
+	size_t n = store_active(s, "Snapshot", &v);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(v[i].crawl_id, cr->cid) || strcmp(v[i].status, "queued"))
+			continue;
+		rec_t r;
+		if (store_get(s, v[i].id, &r) < 0)
+			continue;
+		record_status(&r, "sealed", -1);
+		buf_t b = {0};
+		buf_addf(&b, "not archived: %s reached", cr->stop_reason);
+		rec_set_str(&r, "notes", b.p);
+		buf_free(&b);
+		store_put(s, &r);
+		rec_free(&r);
+	}
+	free(v);
+	store_unlock(s);
+}
+
+static int
+collect_url(rec_t *r, void *arg)
+{
+	crawlrun_t *cr = arg;
+	if (rec_streq(r, "type", "Snapshot") && rec_streq(r, "crawl_id", cr->cid)) {
+		char *u = rec_str(r, "url");
+		if (u)
+			urlset_add(&cr->seen, u);
+		free(u);
+	}
+	return 0;
+}
+
+/* A crawl without snapshots gets its depth-0 ones from its urls. */
+static void
+seed_snapshots(crawlrun_t *cr, const rec_t *crawl)
+{
+	char *urls = rec_str(crawl, "urls"), *tags = rec_str(crawl, "tags_str");
+	if (!urls)
+		return;
+	store_t *s = cr->t->s;
+	store_lock(s);
+	char *save = NULL;
+	for (char *l = strtok_r(urls, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		while (*l == ' ')
+			l++;
+		if (!*l || *l == '#')
+			continue;
+		char *url = NULL, *title = NULL;
+		if (*l == '{') {
+			rec_t r;
+			if (rec_parse(&r, l, strlen(l)) == 0) {
+				url = rec_str(&r, "url");
+				title = rec_str(&r, "title");
+				rec_free(&r);
+			}
+		} else {
+			url = xstrdup(l);
+		}
+		if (url && url_check(url)) {
+			free(url);
+			url = NULL;
+		}
+		if (url && !urlset_has(&cr->seen, url) && urlfilter_pass(&cr->filter, url) &&
+		    (cr->max_urls <= 0 || (long)cr->seen.n < cr->max_urls)) {
+			rec_t snap;
+			record_snapshot(&snap, clock_now(), cr->cid, url, 0, NULL, title, tags);
+			store_put(s, &snap);
+			rec_free(&snap);
+			urlset_add(&cr->seen, url);
+		}
+		free(url), free(title);
+	}
+	store_unlock(s);
+	free(urls), free(tags);
+}
+
+static void
+requeue(tick_t *t, const char *id, const char *why)
+{
+	store_lock(t->s);
+	rec_t r;
+	if (store_get(t->s, id, &r) == 0) {
+		if (!record_is_final(&r) && !rec_streq(&r, "status", "paused")) {
+			record_status(&r, "queued", clock_now());
+			rec_set_null(&r, "lease");
+			store_put(t->s, &r);
+			t->requeued++;
+			if (t->verbose)
+				info("snapshot %s requeued (%s)", id, why);
+		}
+		rec_free(&r);
+	}
+	store_unlock(t->s);
+}
+
+/* A worker ended: count, discover, seal (or requeue on a signal). */
+static void
+finish(crawlrun_t *cr, worker_t *w, int status)
+{
+	tick_t *t = cr->t;
+	store_t *s = t->s;
+	t->hook_us += clock_mono() - w->started;
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	rec_t r;
+	if (*t->signals) {
+		requeue(t, w->id, "interrupted by a signal");
+	} else if (store_get(s, w->id, &r) == 0) {
+		if (rec_streq(&r, "status", "paused")) {
+			/* ArchiveBox: the work is redone after resume */
+			claim_release(s, w->id, 0);
+		} else if (record_is_final(&r) && rec_isnull(&r, "retry_at")) {
+			/* cancelled meanwhile: it stays sealed */
+			if (t->verbose)
+				info("snapshot %s was cancelled", w->id);
+		} else if (code != 0 && code != 1) {
+			t->failed_workers++;
+			long fails = rec_int(&r, "num_uses_failed", 0) + 1;
+			warnx_("snapshot %s: abx-hook exited %d (failure %ld)", w->id, code, fails);
+			store_lock(s);
+			rec_t cur;
+			if (store_get(s, w->id, &cur) == 0) {
+				rec_set_int(&cur, "num_uses_failed", fails);
+				rec_set_null(&cur, "lease");
+				int64_t back = 60LL * 1000000 << (fails < 10 ? fails - 1 : 9);
+				record_status(&cur, fails >= 3 ? "sealed" : "queued",
+				    fails >= 3 ? -1 : clock_now() + back);
+				if (fails >= 3)
+					rec_set_str(&cur, "notes", "abx-hook failed three times; sealed");
+				store_put(s, &cur);
+				rec_free(&cur);
+			}
+			store_unlock(s);
+		} else {
+			char dir[256];
+			seal_dir_of(&r, dir, sizeof dir);
+			cr->total_size += fs_du(s->dfd, dir);
+			if (cr->max_size > 0 && cr->total_size >= cr->max_size && !cr->stop_reason[0])
+				snprintf(cr->stop_reason, sizeof cr->stop_reason, "crawl_max_size");
+			if (cr->max_size > 0)
+				save_limits(cr);
+			if (!cr->stop_reason[0] && !cr->paused && !cr->cancelled) {
+				store_lock(s);
+				int made = discover_children(s, &r, cr->max_depth, &cr->filter, &cr->seen,
+				    cr->max_urls);
+				store_unlock(s);
+				t->discovered += made;
+				if (t->verbose && made)
+					info("snapshot %s: %d new outlinks queued", w->id, made);
+			}
+			if (seal_snapshot(s, w->id, NULL) == SEAL_OK) {
+				t->snapshots++;
+				if (t->verbose)
+					info("snapshot %s sealed: %s (%d hooks, %d failed)", w->id, w->url,
+					    w->hooks, w->failed);
+			}
+		}
+		rec_free(&r);
+	}
+	lease_drop(w->lease_fd);
+	if (w->pidfd >= 0)
+		close(w->pidfd);
+	if (w->outfd >= 0)
+		close(w->outfd);
+	buf_free(&w->out);
+}
+
+typedef struct {
+	char id[ID_LEN + 1];
+	int depth;
+	int64_t created;
+} cand_t;
+
+static int
+cand_cmp(const void *a, const void *b)
+{
+	const cand_t *x = a, *y = b;
+	if (x->depth != y->depth)
+		return x->depth - y->depth;
+	if (x->created != y->created)
+		return x->created < y->created ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+static int
+running(const crawlrun_t *cr, const char *id)
+{
+	for (int i = 0; i < cr->nw; i++)
+		if (strcmp(cr->w[i].id, id) == 0)
+			return 1;
+	return 0;
+}
+
+/* Start workers on due snapshots until the slots are full; returns the
+ * number of due snapshots left waiting (0: none due). */
+static int
+refill(crawlrun_t *cr)
+{
+	tick_t *t = cr->t;
+	store_t *s = t->s;
+	store_lock(s);
+	ient_t *v;
+	size_t n = store_active(s, "Snapshot", &v);
+	store_unlock(s);
+	int64_t now = clock_now();
+	cand_t *c = xmalloc(sizeof(cand_t) * (n + 1));
+	size_t nc = 0;
+	for (size_t i = 0; i < n; i++) {
+		ient_t *e = &v[i];
+		if (strcmp(e->crawl_id, cr->cid) || !strcmp(e->status, "paused") || e->retry_at == INT64_MAX)
+			continue;
+		if (e->retry_at > now && !e->lease)
+			continue;
+		if (running(cr, e->id))
+			continue;
+		memcpy(c[nc].id, e->id, ID_LEN + 1);
+		c[nc].depth = e->depth;
+		c[nc].created = e->created_at;
+		nc++;
+	}
+	free(v);
+	qsort(c, nc, sizeof(cand_t), cand_cmp);
+	size_t i = 0;
+	for (; i < nc && cr->nw < cr->slots && !*t->signals && !cr->paused && !cr->cancelled; i++) {
+		claim_opts_t o = {LEASE_US, 1, 0};
+		rec_t r;
+		int fd;
+		if (claim_id(s, c[i].id, &o, &r, &fd) != CLAIM_OK)
+			continue;
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+		worker_t *w = &cr->w[cr->nw];
+		memset(w, 0, sizeof *w);
+		memcpy(w->id, c[i].id, ID_LEN + 1);
+		char *url = rec_str(&r, "url"), *plugins = rec_str(&r, "retry_plugins");
+		snprintf(w->url, sizeof w->url, "%s", url ? url : "");
+		w->depth = rec_int(&r, "depth", 0);
+		char *argv[8];
+		int k = 0;
+		argv[k++] = "abx-hook";
+		argv[k++] = "-d";
+		argv[k++] = s->dir;
+		if (plugins && *plugins) {
+			argv[k++] = "--plugins";
+			argv[k++] = plugins;
+		}
+		argv[k++] = w->id;
+		argv[k] = NULL;
+		w->lease_fd = fd;
+		w->started = clock_mono();
+		w->pid = spawn(t, argv, fd, w->id, &w->outfd);
+		w->pidfd = syscall(SYS_pidfd_open, w->pid, 0);
+		cr->nw++;
+		if (t->verbose)
+			info("snapshot %s started: %s (depth %d)", w->id, w->url, w->depth);
+		free(url), free(plugins);
+		rec_free(&r);
+	}
+	int left = (int)(nc - i);
+	free(c);
+	return left;
+}
+
+/* Re-read the crawl: pause, cancel.  Renew leases every 10 s. */
+static void
+watch(crawlrun_t *cr)
+{
+	tick_t *t = cr->t;
+	int64_t now = clock_mono();
+	if (now - cr->last_check >= 500000) {
+		cr->last_check = now;
+		rec_t c;
+		store_lock(t->s);
+		int found = store_get(t->s, cr->cid, &c) == 0;
+		store_unlock(t->s);
+		if (found) {
+			int was = cr->cancelled;
+			cr->paused = rec_streq(&c, "status", "paused");
+			cr->cancelled = record_is_final(&c);
+			if (cr->cancelled && !was) {
+				if (t->verbose)
+					info("crawl %s cancelled: interrupting %d snapshots", cr->cid, cr->nw);
+				for (int i = 0; i < cr->nw; i++)
+					kill(cr->w[i].pid, SIGTERM);
+			}
+			if (cr->paused && t->verbose && cr->nw)
+				info("crawl %s paused: %d running snapshots finish", cr->cid, cr->nw);
+			rec_free(&c);
+		}
+		if (cr->timeout > 0 && !cr->stop_reason[0] &&
+		    clock_now() - cr->started_at >= (int64_t)cr->timeout * 1000000) {
+			snprintf(cr->stop_reason, sizeof cr->stop_reason, "crawl_timeout");
+			save_limits(cr);
+			if (t->verbose)
+				info("crawl %s: CRAWL_TIMEOUT reached", cr->cid);
+		}
+	}
+	if (now - cr->last_renew >= RENEW_US) {
+		cr->last_renew = now;
+		claim_renew(t->s, cr->cid, LEASE_US);
+		for (int i = 0; i < cr->nw; i++)
+			claim_renew(t->s, cr->w[i].id, LEASE_US);
+	}
+}
+
+static void
+reap(crawlrun_t *cr, int timeout_ms)
+{
+	struct pollfd p[2 * MAX_SLOTS];
+	int np = 0;
+	for (int i = 0; i < cr->nw; i++) {
+		if (cr->w[i].pidfd >= 0)
+			p[np++] = (struct pollfd){cr->w[i].pidfd, POLLIN, 0};
+		if (cr->w[i].outfd >= 0)
+			p[np++] = (struct pollfd){cr->w[i].outfd, POLLIN, 0};
+	}
+	if (np)
+		poll(p, np, timeout_ms);
+	for (int i = 0; i < cr->nw;) {
+		worker_t *w = &cr->w[i];
+		worker_read(w);
+		int status;
+		if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
+			worker_read(w);
+			finish(cr, w, status);
+			cr->w[i] = cr->w[--cr->nw];
+		} else {
+			i++;
+		}
+	}
+}
+
+static void
+run_crawl(tick_t *t, rec_t *crawl, int cfd)
+{
+	crawlrun_t *cr = xcalloc(1, sizeof *cr);
+	store_t *s = t->s;
+	cr->t = t;
+	cr->cfd = cfd;
+	char *cid = rec_str(crawl, "id");
+	memcpy(cr->cid, cid, ID_LEN + 1);
+	free(cid);
+	conf_builtins(&cr->conf);
+	conf_load_file(&cr->conf, s->dfd, "abx.conf");
+	conf_load_environ(&cr->conf, environ);
+	const char *cfg = rec_raw(crawl, "config");
+	if (cfg)
+		conf_load_json(&cr->conf, cfg, CONF_CRAWL);
+	const char *v = conf_get(&cr->conf, "CRAWL_MAX_CONCURRENT_SNAPSHOTS");
+	cr->slots = v ? atoi(v) : 4;
+	if (cr->slots < 1)
+		cr->slots = 1;
+	if (cr->slots > MAX_SLOTS)
+		cr->slots = MAX_SLOTS;
+	v = conf_get(&cr->conf, "CRAWL_MAX_URLS");
+	cr->max_urls = v ? atol(v) : 0;
+	cr->max_size = parse_size(conf_get(&cr->conf, "CRAWL_MAX_SIZE"));
+	cr->timeout = conf_seconds(conf_get(&cr->conf, "CRAWL_TIMEOUT"), 0);
+	cr->max_depth = rec_int(crawl, "max_depth", 0);
+	urlfilter_init(&cr->filter, conf_get(&cr->conf, "URL_ALLOWLIST"), conf_get(&cr->conf, "URL_DENYLIST"));
+	load_limits(cr, crawl);
+	t->crawls++;
+	if (t->verbose)
+		info("crawl %s started (max_depth %d, %d slots)", cr->cid, cr->max_depth, cr->slots);
+
+	run_phase(t, "CrawlSetup", cr->cid, cfd);
+	char j[128];
+	store_crawl_journal(cr->cid, j, sizeof j);
+	store_each(s, j, "\"Snapshot\"", collect_url, cr);
+	if (cr->seen.n == 0)
+		seed_snapshots(cr, crawl);
+
+	for (;;) {
+		watch(cr);
+		if (cr->stop_reason[0] && !*t->signals)
+			seal_queued(cr);
+		int waiting = 0;
+		if (!*t->signals && !cr->paused && !cr->cancelled && !cr->stop_reason[0])
+			waiting = refill(cr);
+		(void)waiting;
+		if (cr->nw == 0)
+			break;
+		draw(cr, 0);
+		reap(cr, 250);
+		if (*t->signals >= 2) {
+			for (int i = 0; i < cr->nw; i++)
+				kill(cr->w[i].pid, SIGINT);
+		} else if (*t->signals) {
+			for (int i = 0; i < cr->nw; i++)
+				kill(cr->w[i].pid, SIGTERM);
+		}
+	}
+	draw(cr, 1);
+	if (cr->stop_reason[0])
+		seal_queued(cr);
+	if (!*t->signals)
+		run_phase(t, "CrawlCleanup", cr->cid, cfd);
+	if (*t->signals) {
+		claim_release(s, cr->cid, 0);
+		if (t->verbose)
+			info("crawl %s requeued (interrupted by a signal)", cr->cid);
+	} else {
+		int rc = seal_crawl(s, cr->cid, NULL);
+		if (t->verbose)
+			info("crawl %s %s", cr->cid, rc == SEAL_OK ? "sealed" : "requeued until its next snapshot is due");
+	}
+	lease_drop(cfd);
+	urlset_free(&cr->seen);
+	urlfilter_free(&cr->filter);
+	conf_free(&cr->conf);
+	free(cr);
+}
+
+/* ----------------------------------------------------------- the pass */
+
+static int
+resolve_due_binaries(tick_t *t)
+{
+	store_t *s = t->s;
+	store_lock(s);
+	ient_t *v;
+	size_t n = store_active(s, "Binary", &v);
+	store_unlock(s);
+	int64_t now = clock_now();
+	int did = 0;
+	for (size_t i = 0; i < n && !*t->signals; i++) {
+		if (v[i].retry_at < 0 || v[i].retry_at > now)
+			continue;
+		rec_t r;
+		if (store_get(s, v[i].id, &r) < 0)
+			continue;
+		binreq_t req = {0};
+		req.name = rec_str(&r, "name");
+		req.binproviders = rec_str(&r, "binproviders");
+		if (!req.binproviders)
+			req.binproviders = xstrdup("env");
+		if (req.name) {
+			binres_t res = {0};
+			binary_resolve(s, &req, getenv("PATH"), NULL, NULL, &res);
+			if (res.changed) {
+				store_lock(s);
+				binary_commit(s, &res);
+				store_unlock(s);
+				did = 1;
+			}
+			if (t->verbose)
+				info("binary %s: %s", req.name, res.ok ? res.abspath : res.why);
+			binres_free(&res);
+		}
+		free(req.name), free(req.binproviders);
+		rec_free(&r);
+	}
+	free(v);
+	return did;
+}
+
+/* A due snapshot whose crawl is not due: claim that crawl and run it. */
+static int
+due_orphan(tick_t *t, char skip[][ID_LEN + 1], int *nskip)
+{
+	store_t *s = t->s;
+	store_lock(s);
+	ient_t *v;
+	size_t n = store_active(s, "Snapshot", &v);
+	store_unlock(s);
+	int64_t now = clock_now();
+	int did = 0;
+	for (size_t i = 0; i < n && !did; i++) {
+		ient_t *e = &v[i];
+		if (e->retry_at == INT64_MAX || !strcmp(e->status, "paused") || (e->retry_at > now && !e->lease))
+			continue;
+		if (t->only_crawl && strcmp(e->crawl_id, t->only_crawl))
+			continue;
+		int skipped = 0;
+		for (int k = 0; k < *nskip; k++)
+			skipped |= !strcmp(skip[k], e->crawl_id);
+		if (skipped || lease_busy(s, e->id))
+			continue;
+		claim_opts_t o = {LEASE_US, 1, 1};
+		rec_t c;
+		int fd;
+		if (claim_id(s, e->crawl_id, &o, &c, &fd) == CLAIM_OK) {
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+			run_crawl(t, &c, fd);
+			rec_free(&c);
+			did = 1;
+		} else if (*nskip < 64) {
+			memcpy(skip[(*nskip)++], e->crawl_id, ID_LEN + 1);
+		}
+	}
+	free(v);
+	return did;
+}
+
+int
+tick_pass(tick_t *t)
+{
+	store_t *s = t->s;
+	int did = 0;
+	char skip[64][ID_LEN + 1];
+	int nskip = 0;
+	while (!*t->signals) {
+		if (!t->only_crawl && schedule_enqueue_due(s, t->verbose) > 0)
+			did = 1;
+		claim_opts_t o = {LEASE_US, 1, 0};
+		rec_t c;
+		int fd;
+		int rc = t->only_crawl ? claim_id(s, t->only_crawl, &o, &c, &fd)
+		                       : claim_next(s, "Crawl", NULL, &o, &c, &fd);
+		if (rc == CLAIM_OK) {
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+			run_crawl(t, &c, fd);
+			rec_free(&c);
+			did = 1;
+			if (t->only_crawl && !due_orphan(t, skip, &nskip))
+				break;
+			continue;
+		}
+		if (due_orphan(t, skip, &nskip)) {
+			did = 1;
+			continue;
+		}
+		if (!t->only_crawl && resolve_due_binaries(t)) {
+			did = 1;
+			continue;
+		}
+		break;
+	}
+	if (t->snapshots || t->crawls)
+		seal_site_index(s);
+	if (*t->signals)
+		return 2;
+	return did ? 0 : 1;
+}
+
+int
+tick_dry(tick_t *t)
+{
+	store_t *s = t->s;
+	store_lock(s);
+	ient_t *v;
+	size_t n = store_active(s, NULL, &v);
+	store_unlock(s);
+	int64_t now = clock_now();
+	int due = 0;
+	for (size_t i = 0; i < n; i++) {
+		ient_t *e = &v[i];
+		int is_due = e->retry_at != INT64_MAX && strcmp(e->status, "paused") &&
+		             (e->retry_at <= now || (e->lease && !lease_busy(s, e->id)));
+		if (!is_due || !strcmp(e->type, "CrawlSchedule"))
+			continue;
+		if (t->only_crawl && strcmp(e->id, t->only_crawl) && strcmp(e->crawl_id, t->only_crawl))
+			continue;
+		rec_t r;
+		if (store_get(s, e->id, &r) == 0) {
+			buf_t b = {0};
+			rec_line(&r, &b);
+			buf_addc(&b, '\n');
+			fwrite(b.p, 1, b.len, stdout);
+			buf_free(&b);
+			rec_free(&r);
+			due++;
+		}
+	}
+	free(v);
+	due += schedule_list_due(s, stdout);
+	return due ? 0 : 1;
+}

@@ -1,0 +1,60 @@
+/*
+ * tick.h — one scheduling pass: ArchiveBox's runner loop over plain files.
+ *
+ * tick_pass() repeats until nothing is due now, in ArchiveBox's order:
+ *   1. schedules that are due enqueue a crawl each (schedule.h);
+ *   2. a due crawl is claimed (flock lease, held by this process) and run:
+ *        CrawlSetup hooks (abx-hook --family CrawlSetup), snapshots from the
+ *        crawl's URLs if it has none yet, then its due snapshots, each run
+ *        by a worker process (abx-hook, holding the snapshot's lease: the
+ *        fd is passed down) up to CRAWL_MAX_CONCURRENT_SNAPSHOTS at once,
+ *        refilled in (depth, created_at) order as slots free; when a worker
+ *        ends, the tick counts the snapshot's size, discovers its outlinks
+ *        (discover.h) and seals it; CrawlCleanup hooks; then the crawl is
+ *        sealed, or requeued at its earliest child's time (seal_crawl);
+ *   3. a due snapshot whose crawl is not due (a retry, a maintenance
+ *      tick) is run the same way, alone, and its crawl finalised;
+ *   4. due binaries are resolved again (binary.h).
+ * Leases are renewed every 10 s.  The crawl's record is re-read at least
+ * every second: a pause stops new snapshots from starting (running ones
+ * finish and stay paused), a cancel also interrupts the running hooks.
+ *
+ * Limits (archivebox-runner.md §3.13, counted here for real): CRAWL_MAX_URLS
+ * caps the snapshots made; CRAWL_MAX_SIZE (bytes of every sealed snapshot's
+ * directory) and CRAWL_TIMEOUT (seconds since the crawl's first run) stop
+ * the crawl: no more discovery, and its queued snapshots are sealed
+ * unrun, with the reason in the crawl's "limits" field; SNAPSHOT_MAX_SIZE
+ * is passed to abx-hook, which stops a snapshot's remaining hooks.
+ *
+ * Signals: the first SIGINT, SIGTERM or SIGHUP stops scheduling, forwards
+ * SIGTERM to the workers (which interrupt their hooks), requeues the
+ * in-flight snapshots (queued, due now: never sealed half done) and the
+ * crawl, and makes tick_pass return.  A second signal is forwarded as
+ * SIGKILL-now (abx-hook kills its hooks at once on a second signal).
+ */
+#ifndef ABX_TICK_H
+#define ABX_TICK_H
+
+#include <signal.h>
+#include "store.h"
+
+typedef struct {
+	store_t *s;
+	int verbose, dry, tty, color;
+	const char *only_crawl;
+	volatile sig_atomic_t *signals;  /* count of INT/TERM/HUP received */
+	char hook_bin[4096];             /* abx-hook beside this binary */
+	/* counters for the summary */
+	int crawls, snapshots, requeued, failed_workers, discovered;
+	int64_t started_us;
+	int64_t hook_us;                 /* wall time inside workers */
+	int spawned;                     /* worker and hook-phase processes */
+} tick_t;
+
+void tick_init(tick_t *t, store_t *s);
+/* 0 if it did work, 1 if nothing was due, 2 if stopped by a signal. */
+int tick_pass(tick_t *t);
+/* -n: print what is due, run nothing; 0 if something is due, else 1. */
+int tick_dry(tick_t *t);
+
+#endif
