@@ -44,9 +44,9 @@ print_rec(lsctx_t *c, rec_t *r)
 		free(t);
 		return;
 	}
-	if (c->status && !rec_streq(r, "status", c->status)) {
+	if ((c->status && !rec_streq(r, "status", c->status)) || !rec_isnull(r, "deleted_at")) {
 		free(t);
-		return;
+		return;   /* a crawl removed by retention stays only as history */
 	}
 	c->count++;
 	buf_t b = {0};

@@ -85,6 +85,19 @@ proc_stop(proc_t *p, int why)
 	p->deadline = clock_mono() + p->grace * 1000000LL;
 }
 
+void
+proc_kill(proc_t *p, int why)
+{
+	if (p->state != PROC_RUN && p->state != PROC_TERM)
+		return;
+	if (!p->why)
+		p->why = why;
+	killpg(p->pid, SIGKILL);
+	p->killed = 1;
+	p->state = PROC_KILL;
+	p->deadline = 0;
+}
+
 /* Act on a passed deadline. */
 static void
 advance(proc_t *p, int64_t now)
@@ -94,10 +107,7 @@ advance(proc_t *p, int64_t now)
 	if (p->state == PROC_RUN) {
 		proc_stop(p, WHY_TIMEOUT);
 	} else if (p->state == PROC_TERM) {
-		killpg(p->pid, SIGKILL);
-		p->killed = 1;
-		p->state = PROC_KILL;
-		p->deadline = 0;
+		proc_kill(p, WHY_TIMEOUT);
 	}
 }
 
@@ -242,7 +252,8 @@ exited(proc_t *p)
 }
 
 int
-proc_wait(proc_t **ps, size_t n, int64_t until, const sigset_t *mask, volatile sig_atomic_t *stop)
+proc_wait(proc_t **ps, size_t n, int64_t until, const sigset_t *mask, volatile sig_atomic_t *stop,
+    int seen)
 {
 	struct pollfd *fds = xcalloc(n + 1, sizeof *fds);
 	int rc;
@@ -267,7 +278,7 @@ proc_wait(proc_t **ps, size_t n, int64_t until, const sigset_t *mask, volatile s
 			else
 				polled = 1;
 		}
-		if (stop && *stop) {
+		if (stop && *stop > seen) {
 			rc = -2;
 			goto out;
 		}
@@ -301,7 +312,7 @@ proc_detach(proc_t *p)
 int
 proc_exit_code(const proc_t *p)
 {
-	if (p->status == -1 || p->why == WHY_TIMEOUT || p->why == WHY_INTERRUPTED)
+	if (p->status == -1 || p->why == WHY_TIMEOUT || p->why == WHY_INTERRUPTED || p->why == WHY_LIMIT)
 		return -1;
 	if (WIFEXITED(p->status))
 		return WEXITSTATUS(p->status);

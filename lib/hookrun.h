@@ -33,7 +33,7 @@
 #include <sys/types.h>
 
 enum { PROC_RUN, PROC_TERM, PROC_KILL, PROC_DONE, PROC_DETACHED };
-enum { WHY_NONE, WHY_TIMEOUT, WHY_STOPPED, WHY_INTERRUPTED };
+enum { WHY_NONE, WHY_TIMEOUT, WHY_STOPPED, WHY_INTERRUPTED, WHY_LIMIT };
 
 typedef struct {
 	pid_t pid;              /* also the process group id */
@@ -60,16 +60,19 @@ int proc_spawn(proc_t *p, const spawn_t *sp, long timeout);
 
 /* SIGTERM to the group now, SIGKILL after the grace. */
 void proc_stop(proc_t *p, int why);
+/* SIGKILL to the group now. */
+void proc_kill(proc_t *p, int why);
 
 /*
  * Wait until one of ps[0..n) has finished (it is reaped, with its group:
  * state DONE, returns its index), or until the monotonic time `until`
- * (0: none; returns -1), or until *stop is set (returns -2).  Deadlines of
+ * (0: none; returns -1), or until *stop exceeds seen (returns -2: a signal
+ * handler counts signals in *stop).  Deadlines of
  * all of them are acted on meanwhile.  mask, if set, is the signal mask to
  * wait with (ppoll), so that a blocked SIGTERM can interrupt the wait.
  */
 int proc_wait(proc_t **ps, size_t n, int64_t until, const sigset_t *mask,
-    volatile sig_atomic_t *stop);
+    volatile sig_atomic_t *stop, int seen);
 
 /* Leave it running (a CrawlSetup daemon): forget it without reaping. */
 void proc_detach(proc_t *p);

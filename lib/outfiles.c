@@ -77,7 +77,7 @@ scan(int fd, const char *prefix, ftree_t *t, int depth)
 	for (struct dirent *e; (e = readdir(d)) && t->n < MAX_FILES;) {
 		const char *nm = e->d_name;
 		struct stat st;
-		if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0 ||
+		if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0 || (depth == 0 && artefact(nm)) ||
 		    fstatat(dirfd(d), nm, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		char *rel = *prefix ? xasprintf("%s/%s", prefix, nm) : xstrdup(nm);
@@ -86,7 +86,7 @@ scan(int fd, const char *prefix, ftree_t *t, int depth)
 			if (sub >= 0)
 				scan(sub, rel, t, depth + 1);
 			free(rel);
-		} else if (S_ISREG(st.st_mode) && !(depth == 0 && artefact(nm))) {
+		} else if (S_ISREG(st.st_mode)) {
 			if (t->n == t->cap) {
 				t->cap = t->cap ? t->cap * 2 : 32;
 				t->v = xrealloc(t->v, t->cap * sizeof *t->v);

@@ -17,7 +17,8 @@
 #include "binary.h"
 #include "clock.h"
 #include "config.h"
-#include "daemons.h"
+#include "crawldaemons.h"
+#include "discover.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
@@ -35,6 +36,7 @@ typedef struct {
 	plugin_t *pl;
 	proc_t p;
 	int started, spawn_err, recorded;
+	const char *not_run;       /* why it was skipped without running */
 	int cwdfd, outfd, errfd;
 	ftree_t before;
 	char **argv;
@@ -74,6 +76,9 @@ typedef struct {
 	size_t nprior;
 	const char *requester;     /* plugin whose binary a provider resolves */
 	int interrupted, out_broken;
+	int signals;               /* how many of *o->stop were acted on */
+	long long max_size;        /* SNAPSHOT_MAX_SIZE, 0: none */
+	int size_stop;
 } phase_t;
 
 int
@@ -280,7 +285,10 @@ prepare_run(phase_t *ph, run_t *r, const char *rel)
 	r->cwdfd = r->outfd = r->errfd = -1;
 	r->rel = xstrdup(rel);
 	r->pwd = xasprintf("%s/%s", ph->data_abs, rel);
-	if (fs_mkdirs(ph->s->dfd, rel) < 0 || (r->cwdfd = fs_opendir(ph->s->dfd, rel)) < 0) {
+	r->cwdfd = fs_opendir(ph->s->dfd, rel);
+	if (r->cwdfd < 0 && errno == ENOENT && fs_mkdirs(ph->s->dfd, rel) == 0)
+		r->cwdfd = fs_opendir(ph->s->dfd, rel);
+	if (r->cwdfd < 0) {
 		warnsys("unable to create %s/%s", ph->s->dir, rel);
 		return -1;
 	}
@@ -373,9 +381,13 @@ run_provider_hook(phase_t *ph, hook_t *h, const binreq_t *req, char **abspath, c
 		if (!r.spawn_err) {
 			proc_t *pp = &r.p;
 			while (pp->state != PROC_DONE)
-				if (proc_wait(&pp, 1, 0, ph->o->waitmask, ph->interrupted ? NULL : ph->o->stop) == -2) {
+				if (proc_wait(&pp, 1, 0, ph->o->waitmask, ph->o->stop, ph->signals) == -2) {
+					ph->signals = *ph->o->stop;
 					ph->interrupted = 1;
-					proc_stop(pp, WHY_INTERRUPTED);
+					if (ph->signals > 1)
+						proc_kill(pp, WHY_INTERRUPTED);
+					else
+						proc_stop(pp, WHY_INTERRUPTED);
 				}
 			hookout_t o;
 			hookout_read(r.outfd, NULL, &o);
@@ -690,8 +702,8 @@ record_run(phase_t *ph, run_t *r)
 		log_tail(r->errfd, &tail);
 	}
 	if (!r->started) {
-		v.status = "failed";
-		buf_adds(&v.notes, ph->binfail[pi] ? ph->binfail[pi] : "not run");
+		v.status = r->not_run ? "skipped" : "failed";
+		buf_adds(&v.notes, r->not_run ? r->not_run : ph->binfail[pi] ? ph->binfail[pi] : "not run");
 		buf_cstr(&v.notes);
 	} else if (detached) {
 		v.status = "started";
@@ -776,13 +788,32 @@ pending(const phase_t *ph, int what, size_t which)
 	return 0;
 }
 
+/* A signal: stop the hooks as at a timeout; a second one kills them now. */
 static void
-interrupt(phase_t *ph)
+on_signals(phase_t *ph)
 {
+	ph->signals = ph->o->stop ? *ph->o->stop : 1;
 	ph->interrupted = 1;
 	for (size_t i = 0; i < ph->nhooks; i++)
+		if (running(&ph->runs[i])) {
+			if (ph->signals > 1)
+				proc_kill(&ph->runs[i].p, WHY_INTERRUPTED);
+			else
+				proc_stop(&ph->runs[i].p, WHY_INTERRUPTED);
+		}
+}
+
+/* SNAPSHOT_MAX_SIZE: once the snapshot's directory reaches it, the running
+ * hooks are stopped and the remaining ones are not started. */
+static void
+check_size(phase_t *ph)
+{
+	if (ph->max_size <= 0 || ph->size_stop || fs_du(ph->s->dfd, ph->base_rel) < ph->max_size)
+		return;
+	ph->size_stop = 1;
+	for (size_t i = 0; i < ph->nhooks; i++)
 		if (running(&ph->runs[i]))
-			proc_stop(&ph->runs[i].p, WHY_INTERRUPTED);
+			proc_stop(&ph->runs[i].p, WHY_LIMIT);
 }
 
 static void
@@ -797,12 +828,13 @@ wait_runs(phase_t *ph, int what, size_t which)
 				ps[n] = &ph->runs[i].p;
 				rs[n++] = &ph->runs[i];
 			}
-		int k = proc_wait(ps, n, 0, ph->o->waitmask, ph->interrupted ? NULL : ph->o->stop);
+		int k = proc_wait(ps, n, 0, ph->o->waitmask, ph->o->stop, ph->signals);
 		if (k >= 0) {
 			record_run(ph, rs[k]);
 			release_run(rs[k]);
+			check_size(ph);
 		} else if (k == -2) {
-			interrupt(ph);
+			on_signals(ph);
 		}
 	}
 	free(ps);
@@ -974,11 +1006,18 @@ phase_run(store_t *s, const phase_opts_t *o)
 	}
 	resolve_binaries(&ph);
 	ph.runs = xcalloc(ph.nhooks, sizeof(run_t));
+	ph.max_size = parse_size(conf_get(&ph.conf, "SNAPSHOT_MAX_SIZE"));
 	for (size_t i = 0; i < ph.nhooks; i++) {
-		if (o->stop && *o->stop && !ph.interrupted)
-			interrupt(&ph);
+		if (o->stop && *o->stop > ph.signals)
+			on_signals(&ph);
 		if (ph.interrupted)
 			break;
+		if (ph.size_stop) {
+			ph.runs[i].h = ph.hooks[i];
+			ph.runs[i].not_run = "not run: the snapshot reached SNAPSHOT_MAX_SIZE";
+			record_run(&ph, &ph.runs[i]);
+			continue;
+		}
 		start_hook(&ph, i);
 		if (!ph.hooks[i]->bg)
 			wait_runs(&ph, UNTIL_DONE, i);
@@ -990,7 +1029,7 @@ phase_run(store_t *s, const phase_opts_t *o)
 			continue;
 		if (setup && !ph.interrupted) {
 			proc_detach(&r->p);
-			daemon_record(s, r->rel, r->h->stem, &r->p, r->process_id);
+			crawl_daemon_record(s, r->rel, r->h->stem, &r->p, r->process_id);
 			record_run(&ph, r);
 			release_run(r);
 		} else {

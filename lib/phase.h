@@ -24,7 +24,7 @@
  *  4. after the last hook started: the finite background hooks are waited
  *     for up to their own timeouts; then daemons are stopped (SIGTERM,
  *     SIGKILL after the grace) — except in CrawlSetup, where a daemon
- *     still running is left running and recorded (daemons.h) with a
+ *     still running is left running and recorded (crawldaemons.h) with a
  *     Process record "running";
  *  5. CrawlCleanup: hook_stop_daemons() after its hooks;
  *  6. if reap_orphans: kill every child left (descendants that moved to

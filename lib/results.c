@@ -242,6 +242,10 @@ result_verdict(const proc_t *p, int spawn_err, const char *path, const hookout_t
 		v->status = "failed";
 		buf_reset(&reason);
 		buf_adds(&reason, "interrupted: abx-hook was stopped by a signal");
+	} else if (p->why == WHY_LIMIT) {
+		v->status = "failed";
+		buf_reset(&reason);
+		buf_adds(&reason, "stopped: the snapshot reached SNAPSHOT_MAX_SIZE");
 	} else if (p->why == WHY_STOPPED && p->killed) {
 		buf_addf(&reason, "daemon killed: it ignored SIGTERM for %ld s", p->grace);
 	}

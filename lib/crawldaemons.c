@@ -1,4 +1,4 @@
-/* daemons.c — see daemons.h. */
+/* crawldaemons.c — see crawldaemons.h. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemons.h"
+#include "crawldaemons.h"
 #include "err.h"
 #include "fs.h"
 #include "ids.h"
@@ -15,7 +15,7 @@
 #define SUFFIX ".daemon.json"
 
 int
-daemon_record(store_t *s, const char *rel, const char *hook_name, const proc_t *p,
+crawl_daemon_record(store_t *s, const char *rel, const char *hook_name, const proc_t *p,
     const char *process_id)
 {
 	buf_t b = {0};

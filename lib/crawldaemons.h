@@ -1,5 +1,5 @@
 /*
- * daemons.h — CrawlSetup daemons, which outlive the abx-hook that started
+ * crawlcrawldaemons.h — CrawlSetup daemons, which outlive the abx-hook that started
  * them and are stopped at the end of their crawl.
  *
  * A .daemon.bg CrawlSetup hook still running when its phase ends is left
@@ -21,15 +21,15 @@
  * a crawl; abx-hook --family CrawlCleanup calls it after the CrawlCleanup
  * hooks ran.
  */
-#ifndef ABX_DAEMONS_H
-#define ABX_DAEMONS_H
+#ifndef ABX_CRAWLDAEMONS_H
+#define ABX_CRAWLDAEMONS_H
 
 #include <stdio.h>
 #include "hookrun.h"
 #include "store.h"
 
 /* rel: the hook's cwd relative to the data dir (crawls/<crawl>/<plugin>). */
-int daemon_record(store_t *s, const char *rel, const char *hook_name, const proc_t *p,
+int crawl_daemon_record(store_t *s, const char *rel, const char *hook_name, const proc_t *p,
     const char *process_id);
 
 /* Returns the number of daemons stopped; the updated Process records are

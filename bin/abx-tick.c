@@ -1,0 +1,162 @@
+/*
+ * abx-tick — one scheduling pass (for cron), or a resident loop (--daemon).
+ *
+ * A pass takes the per-host tick lock (locks/tick@HOST: another tick of
+ * this data directory on this host makes it exit 75, quietly, so that
+ * overlapping cron runs are harmless), runs the repair pass, then
+ * tick_pass() (tick.h) until nothing is due.  Exit 0 if it did work, 1 if
+ * nothing was due.  The first SIGINT, SIGTERM or SIGHUP requeues the work
+ * in flight and exits 128+signal; a second one kills the hooks at once.
+ * On a terminal it shows one line per running snapshot and a summary;
+ * under cron it prints nothing but errors; -v logs each transition.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "daemon.h"
+#include "err.h"
+#include "exitcodes.h"
+#include "fs.h"
+#include "repair.h"
+#include "store.h"
+#include "tick.h"
+
+static const char usage[] =
+    "abx-tick [-d DIR] [-n] [-v] [--crawl ID] [--daemon [--poll SECONDS]]";
+
+static volatile sig_atomic_t nsignals, lastsig, hup;
+
+static void
+on_signal(int sig)
+{
+	if (sig == SIGHUP && daemon_mode_active) {
+		hup = 1;   /* the daemon re-reads abx.conf */
+		return;
+	}
+	nsignals++;
+	lastsig = sig;
+}
+
+/* The per-host tick lock: one tick per data directory per host. */
+static int
+tick_lock(store_t *s)
+{
+	char host[256], path[300];
+	snprintf(host, sizeof host, "%s", s->host);
+	for (char *p = host; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		        *p == '-' || *p == '.'))
+			*p = '_';
+	snprintf(path, sizeof path, "locks/tick@%s", host);
+	int fd = fs_open(s->dfd, path, O_RDWR | O_CREAT, 0644);
+	if (fd < 0)
+		diesys(EX_CANTCREAT_, "unable to open %s/%s", s->dir, path);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return -1;
+	}
+	char note[64];
+	int n = snprintf(note, sizeof note, "%ld\n", (long)getpid());
+	if (pwrite(fd, note, n, 0) == n && ftruncate(fd, n) == 0) {
+		/* cat shows the pid of the running tick */
+	}
+	return fd;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"crawl", required_argument, 0, 'C'}, {"daemon", no_argument, 0, 'D'},
+		{"poll", required_argument, 0, 'P'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	const char *dir = NULL, *crawl = NULL;
+	int c, dry = 0, verbose = 0, daemon = 0;
+	double poll_s = 0;
+	err_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "d:nvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 'n': dry = 1; break;
+		case 'v': verbose = 1; break;
+		case 'C': crawl = optarg; break;
+		case 'D': daemon = 1; break;
+		case 'P': {
+			char *end;
+			poll_s = strtod(optarg, &end);
+			if (*end || poll_s <= 0) {
+				warnx_("--poll wants a number of seconds: %s", optarg);
+				cli_usage(usage);
+			}
+			break;
+		}
+		case 'h': cli_help(usage);
+		default: cli_usage(usage);
+		}
+	}
+	if (optind != argc || (daemon && (dry || crawl)) || (poll_s > 0 && !daemon))
+		cli_usage(usage);
+	if (crawl && !id_valid(crawl))
+		die(EX_DATAERR_, "not an id: %s", crawl);
+	err_verbose(verbose);
+	store_t s;
+	store_open(&s, dir, 0);
+	tick_t t;
+	tick_init(&t, &s);
+	t.verbose = verbose;
+	t.only_crawl = crawl;
+	t.signals = &nsignals;
+	t.tty = isatty(1);
+	const char *nc = getenv("NO_COLOR");
+	t.color = t.tty && !(nc && *nc);
+	if (dry) {
+		int rc = tick_dry(&t);
+		store_close(&s);
+		return rc;
+	}
+	int lfd = tick_lock(&s);
+	if (lfd < 0) {
+		if (verbose)
+			info("another abx-tick is running on %s; exiting", s.dir);
+		store_close(&s);
+		return EX_TEMPFAIL_;
+	}
+	struct sigaction sa = {0};
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	int rc;
+	if (daemon) {
+		rc = daemon_run(&t, poll_s, &hup);
+	} else {
+		repair_stats_t st;
+		repair_run(&s, &st);
+		if (verbose && (st.requeued || st.torn || st.leases_dropped))
+			info("repair: %d requeued, %d torn lines cut, %d stale leases dropped", st.requeued,
+			    st.torn, st.leases_dropped);
+		rc = tick_pass(&t);
+	}
+	if (t.tty && (t.crawls || t.snapshots)) {
+		double secs = (clock_mono() - t.started_us) / 1e6;
+		printf("abx-tick: %d crawl run%s, %d snapshot%s sealed, %d outlinks queued, %d requeued in %.1f s\n",
+		    t.crawls, t.crawls == 1 ? "" : "s", t.snapshots, t.snapshots == 1 ? "" : "s",
+		    t.discovered, t.requeued, secs);
+	}
+	close(lfd);
+	store_close(&s);
+	if (rc == 2)
+		return 128 + lastsig;
+	return rc;
+}
