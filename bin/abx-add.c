@@ -7,6 +7,10 @@
  * skipped.  The crawl and its depth-0 snapshots are written in one durable
  * commit, queued and due now, so that abx-claim -k snapshot finds them at
  * once.  The Crawl record is printed on stdout.  Exit 65 if no URL was valid.
+ *
+ * With --schedule CRON nothing is queued: the crawl is stored sealed, as
+ * the template of a CrawlSchedule (schedule.h), and the schedule record is
+ * printed; each due period enqueues one copy of it.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -17,11 +21,13 @@
 #include "err.h"
 #include "exitcodes.h"
 #include "record.h"
+#include "schedule.h"
 #include "store.h"
 #include "url.h"
 
 static const char usage[] =
-    "abx-add [-d DIR] [--depth N] [--tag T,...] [--plugins P,...] [--config KEY=VALUE]... [URL...]";
+    "abx-add [-d DIR] [--depth N] [--tag T,...] [--plugins P,...] [--config KEY=VALUE]...\n"
+    "               [--schedule CRON] [URL...]";
 
 typedef struct {
 	char *url, *title, *tags;
@@ -110,9 +116,9 @@ main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"depth", required_argument, 0, 'D'}, {"tag", required_argument, 0, 't'},
 		{"plugins", required_argument, 0, 'p'}, {"config", required_argument, 0, 'c'},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"schedule", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
-	const char *dir = NULL, *tags = "", *plugins = NULL;
+	const char *dir = NULL, *tags = "", *plugins = NULL, *sched = NULL;
 	int depth = 0, c;
 	rec_t config = {0};
 	err_init(argv[0]);
@@ -130,6 +136,14 @@ main(int argc, char **argv)
 			break;
 		}
 		case 't': tags = optarg; break;
+		case 'S': {
+			cron_t cr;
+			const char *why;
+			if (cron_parse(optarg, &cr, &why) < 0)
+				die(EX_DATAERR_, "--schedule %s: %s", optarg, why);
+			sched = optarg;
+			break;
+		}
 		case 'p': plugins = optarg; break;
 		case 'c': {
 			const char *eq = strchr(optarg, '=');
@@ -196,6 +210,22 @@ main(int argc, char **argv)
 	record_crawl(&crawl, now, buf_cstr(&urls), depth, tags, cfg.p);
 	char *cid = rec_str(&crawl, "id");
 	store_lock(&s);
+	if (sched) {
+		/* a template: sealed, never run itself (ArchiveBox's schedule) */
+		record_status(&crawl, "sealed", -1);
+		rec_set_str(&crawl, "label", "schedule template");
+		store_put(&s, &crawl);
+		rec_t sr;
+		schedule_create(&s, &crawl, sched, &sr);
+		store_unlock(&s);
+		buf_t o = {0};
+		rec_line(&sr, &o);
+		cli_out(o.p, o.len);
+		buf_free(&o);
+		rec_free(&sr);
+		store_close(&s);
+		return 0;
+	}
 	store_put(&s, &crawl);
 	for (size_t i = 0; i < e.n; i++) {
 		rec_t snap;

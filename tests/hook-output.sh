@@ -69,7 +69,7 @@ printf 'unchanged' >"$D/crawls/$C/$S/files/keep.txt"
 printf 'before' >"$D/crawls/$C/$S/files/old.txt"
 touch -d '2001-01-01' "$D/crawls/$C/$S/files/keep.txt" "$D/crawls/$C/$S/files/old.txt"
 
-plan 18
+plan 20
 abx-hook -d "$D" "$S" >"$T/out" 2>"$T/err"
 is "$?" 0 "the phase ran (exit 0) although hooks failed"
 ok "every stdout line is valid JSON" sh -c "jq -e . '$T/out' >/dev/null"
@@ -101,4 +101,18 @@ is "$(jq -r 'select(.hook_name=="on_Snapshot__20_skip" and .type=="ArchiveResult
 	"a rerun upserts the result of (snapshot, plugin, hook_name)"
 is "$(abx-ls -d "$D" -k result --jsonl | wc -l | tr -d ' ')" 8 "one result per hook"
 is "$(abx-ls -d "$D" -k process --jsonl | wc -l | tr -d ' ')" 12 "and a Process record per run (the one that could not start has none)"
+
+# SNAPSHOT_MAX_SIZE: once reached, the remaining hooks are not started
+mkhook big on_Snapshot__40_big.sh <<'EOF'
+#!/bin/sh
+head -c 4096 /dev/zero >big.bin
+EOF
+mkhook after on_Snapshot__41_after.sh <<'EOF'
+#!/bin/sh
+touch ran
+EOF
+SNAPSHOT_MAX_SIZE=2kb abx-hook -d "$D" --plugins big,after "$S" >"$T/out"
+is "$(r on_Snapshot__41_after '.status + ": " + .notes')" "skipped: not run: the snapshot reached SNAPSHOT_MAX_SIZE" \
+	"SNAPSHOT_MAX_SIZE stops the snapshot's remaining hooks"
+ok "which did not run" test ! -e "$D/crawls/$C/$S/after/ran"
 done_testing

@@ -19,7 +19,7 @@ group_empty() { ! pgrep -g "$1" >/dev/null; }
 elapsed() { echo "$(date +%s.%N) - $1" | bc; }
 lt() { [ "$(echo "$1 < $2" | bc)" = 1 ]; }
 
-plan 16
+plan 18
 # 1. a hook past its timeout: SIGTERM, result failed with the reason
 mkhook sleepy on_Snapshot__10_sleepy.sh <<'EOF'
 #!/bin/sh
@@ -96,4 +96,23 @@ is "$(jq -r 'select(.type=="ArchiveResult") | .status + ": " + .notes' "$T/out")
 	"failed: interrupted: abx-hook was stopped by a signal" "the hook it stopped is recorded as interrupted"
 ok "and is gone" gone "$(cat "$SD/long/pid")"
 ok "no lease is left held" sh -c "! abx-claim -d '$D' --test '$S'"
+
+# a second signal kills the hooks at once (abx-tick sends one when asked twice)
+mkhook long on_Snapshot__10_long.sh <<'EOF'
+#!/bin/sh
+trap '' TERM
+echo $$ >pid
+while :; do sleep 0.05; done
+EOF
+rm -f "$SD/long/pid"
+abx-hook -d "$D" "$S" >"$T/out" 2>"$T/err" &
+H=$!
+wait_for 5 test -s "$SD/long/pid"
+t0=$(date +%s.%N)
+kill -TERM "$H"
+sleep 0.2
+kill -INT "$H"
+wait "$H"
+is "$?" 75 "a second signal: exit 75"
+ok "without waiting for the grace (10 s)" lt "$(elapsed "$t0")" 2
 done_testing
