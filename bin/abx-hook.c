@@ -122,6 +122,7 @@ main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGCHLD, SIG_DFL);   /* an inherited SIG_IGN would reap the hooks for us */
 	int subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
 
 	phase_opts_t o = {

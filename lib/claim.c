@@ -50,9 +50,29 @@ claim_due(const rec_t *r, int64_t now, int by_name)
 	return CLAIM_NONE;
 }
 
+static int take_staged(store_t *s, const char *id, const claim_opts_t *o, int64_t now, rec_t *out);
+
 /* Under the store lock, with the flock held: check and take. */
 static int
 take(store_t *s, const char *id, const claim_opts_t *o, int64_t now, int fd, rec_t *out)
+{
+	int rc = take_staged(s, id, o, now, out);
+	if (rc != CLAIM_OK)
+		return rc;
+	store_commit(s);
+	if (fd >= 0) {
+		buf_t l = {0};
+		buf_adds(&l, rec_raw(out, "lease"));
+		buf_addc(&l, '\n');
+		lease_note(fd, l.p);
+		buf_free(&l);
+	}
+	return CLAIM_OK;
+}
+
+/* Check id is due and stage its claimed version (no commit). */
+static int
+take_staged(store_t *s, const char *id, const claim_opts_t *o, int64_t now, rec_t *out)
 {
 	rec_t r;
 	if (store_get(s, id, &r) < 0)
@@ -71,13 +91,40 @@ take(store_t *s, const char *id, const claim_opts_t *o, int64_t now, int fd, rec
 	lease_object(s, &l, now, now + o->lease_us, o->hold);
 	rec_set_raw(&r, "lease", buf_cstr(&l));
 	store_put(s, &r);
-	store_commit(s);
-	buf_addc(&l, '\n');
-	if (fd >= 0)
-		lease_note(fd, l.p);
 	buf_free(&l);
 	*out = r;
 	return CLAIM_OK;
+}
+
+int
+claim_ids(store_t *s, char (*ids)[ID_LEN + 1], size_t nids, const claim_opts_t *o, int max,
+    rec_t *out, int *fds)
+{
+	store_lock(s);
+	int64_t now = clock_now();
+	int got = 0;
+	for (size_t i = 0; i < nids && got < max; i++) {
+		int fd = -1;
+		if (lease_take(s, ids[i], o->hold ? &fd : NULL) != LEASE_TAKEN)
+			continue;
+		if (take_staged(s, ids[i], o, now, &out[got]) != CLAIM_OK) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		fds[got++] = fd;
+	}
+	store_commit(s);   /* one sync for the whole batch */
+	for (int i = 0; i < got; i++)
+		if (fds[i] >= 0) {
+			buf_t l = {0};
+			buf_adds(&l, rec_raw(&out[i], "lease"));
+			buf_addc(&l, '\n');
+			lease_note(fds[i], l.p);
+			buf_free(&l);
+		}
+	store_unlock(s);
+	return got;
 }
 
 int

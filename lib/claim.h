@@ -44,6 +44,14 @@ int claim_next(store_t *s, const char *type, const char *crawl_id, const claim_o
     rec_t *out, int *fd);
 int claim_id(store_t *s, const char *id, const claim_opts_t *o, rec_t *out, int *fd);
 
+/*
+ * Group commit: claim, in the order given, up to max of ids that are due,
+ * with one durable commit for all of them (abx-tick's refill).  out[] and
+ * fds[] get the claimed records and lock fds; returns how many.
+ */
+int claim_ids(store_t *s, char (*ids)[ID_LEN + 1], size_t nids, const claim_opts_t *o, int max,
+    rec_t *out, int *fds);
+
 /* Extend the lease of id to now + lease_us (never un-pauses). 0, or 1 if
  * id carries no lease. */
 int claim_renew(store_t *s, const char *id, int64_t lease_us);

@@ -33,7 +33,8 @@
  * timeout, recorded failed ("interrupted"), and 75 is returned.
  *
  * The caller holds the item's lease (abx-hook does; phase_run does not
- * take it) and must not hold the store lock.  Results are committed by
+ * take it) and must not hold the store lock; SIGCHLD must not be ignored,
+ * and nothing else may reap with waitpid(-1) while it runs.  Results are committed by
  * phase_run itself; it does not change the item's status.
  *
  * Returns an exit code (exitcodes.h): 0 the phase ran (hooks may have

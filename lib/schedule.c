@@ -179,7 +179,7 @@ enqueue(store_t *s, rec_t *sch, int64_t now, int verbose)
 	rec_t tpl;
 	int made = 0;
 	cron_t c;
-	const char *why;
+	const char *why = "missing";
 	if (!expr || cron_parse(expr, &c, &why) < 0) {
 		warnx_("schedule %s: bad cron expression %s: %s; disabled", sid, expr ? expr : "", why);
 		rec_set_raw(sch, "is_enabled", "false");

@@ -1107,7 +1107,6 @@ commit_journal(store_t *s, const char *j, char *done)
 			index_line(s, p->active ? &pre : &post, index_slot(s, p->id, 0));
 		}
 	}
-	index_append(s, &pre);
 	fault_point("journal-before-write");
 	if (fault_armed("journal-half-line")) {
 		ssize_t w = write(fd, lines.p, lines.len / 2);
@@ -1123,9 +1122,14 @@ commit_journal(store_t *s, const char *j, char *done)
 	if (s->durable && fdatasync(fd) < 0)
 		diesys(EX_IOERR_, "unable to sync %s/%s", s->dir, j);
 	fault_point("journal-after-write");
+	/* The index is written after the sync: its lines are hints, and a
+	 * crash before them leaves the journal longer than the end the index
+	 * knows, which the next locker replays (journal_sync).  Written
+	 * before, they would ride in the sync's filesystem commit. */
 	jstate(s, j, 1)->end = base + lines.len;
-	state_line(&post, j, base + lines.len);
-	index_append(s, &post);
+	buf_add(&pre, post.p ? post.p : "", post.len);
+	state_line(&pre, j, base + lines.len);
+	index_append(s, &pre);
 	close(fd);
 	buf_free(&lines);
 	buf_free(&pre);

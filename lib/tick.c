@@ -491,17 +491,30 @@ refill(crawlrun_t *cr)
 	}
 	free(v);
 	qsort(c, nc, sizeof(cand_t), cand_cmp);
+	int free_slots = cr->slots - cr->nw;
+	if (free_slots <= 0 || nc == 0 || *t->signals || cr->paused || cr->cancelled) {
+		free(c);
+		return (int)nc;
+	}
+	/* claim the free slots' worth in one durable commit */
+	char (*ids)[ID_LEN + 1] = xmalloc(sizeof *ids * nc);
+	for (size_t k = 0; k < nc; k++)
+		memcpy(ids[k], c[k].id, ID_LEN + 1);
+	rec_t got_r[MAX_SLOTS];
+	int got_fd[MAX_SLOTS];
+	claim_opts_t o = {LEASE_US, 1, 0};
+	int got = claim_ids(s, ids, nc, &o, free_slots, got_r, got_fd);
+	free(ids);
 	size_t i = 0;
-	for (; i < nc && cr->nw < cr->slots && !*t->signals && !cr->paused && !cr->cancelled; i++) {
-		claim_opts_t o = {LEASE_US, 1, 0};
-		rec_t r;
-		int fd;
-		if (claim_id(s, c[i].id, &o, &r, &fd) != CLAIM_OK)
-			continue;
+	for (int g = 0; g < got; g++, i++) {
+		rec_t r = got_r[g];
+		int fd = got_fd[g];
+		char *rid = rec_str(&r, "id");
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 		worker_t *w = &cr->w[cr->nw];
 		memset(w, 0, sizeof *w);
-		memcpy(w->id, c[i].id, ID_LEN + 1);
+		memcpy(w->id, rid, ID_LEN + 1);
+		free(rid);
 		char *url = rec_str(&r, "url"), *plugins = rec_str(&r, "retry_plugins");
 		snprintf(w->url, sizeof w->url, "%s", url ? url : "");
 		w->depth = rec_int(&r, "depth", 0);
@@ -526,7 +539,7 @@ refill(crawlrun_t *cr)
 		free(url), free(plugins);
 		rec_free(&r);
 	}
-	int left = (int)(nc - i);
+	int left = (int)nc - got;
 	free(c);
 	return left;
 }
