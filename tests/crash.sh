@@ -32,7 +32,8 @@ for f in journal-half-line journal-before-write journal-after-write index-half-l
 	n=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r .url | grep -c /new)
 	c=$(abx-ls -d "$D" -k crawl --jsonl | jq -r .urls | grep -c /new)
 	case $f in
-	journal-after-write) is "$c" 1 "$f: the committed crawl survived (its snapshots come from its urls)" ;;
+	journal-after-write | index-half-line)
+		is "$c" 1 "$f: the committed crawl survived (the index learns it from the journal)" ;;
 	*) is "$c$n" 00 "$f: the uncommitted crawl is not half there" ;;
 	esac
 done
@@ -77,6 +78,23 @@ for f in compact-before-rename compact-after-rename; do
 	ok "$f: and is consistent" consistent "$D"
 	is "$(find "$D" -name '.*.tmp.*' | wc -l | tr -d ' ')" 0 "$f: no temp file left"
 done
+
+# a change committed to the journal but not yet to the index is never undone
+setup
+S=$(abx-ls -d "$D" -k snapshot -s queued --jsonl | jq -r .id | head -1)
+ABX_TEST_FAULT=journal-after-write abx-ctl -d "$D" cancel "$S" 2>/dev/null
+is "$(abx-ls -d "$D" "$S" | jq -r .status)" sealed "a cancel killed before its index line still reads sealed"
+expect_exit 1 "and the cancelled snapshot is not claimed" abx-claim -d "$D" -i "$S"
+ok "consistent" consistent "$D"
+
+# a correction appended by hand under the store lock is honoured
+setup
+S=$(abx-ls -d "$D" -k snapshot -s queued --jsonl | jq -r .id | head -1)
+J=$(ls "$D"/crawls/*/snapshots.jsonl)
+flock "$D/locks/store.lock" sh -c "abx-ls -d '$D' '$S' | jq -c '.status=\"paused\" | .retry_at=\"9999-12-31T23:59:59.999999Z\"' >>'$J'"
+is "$(abx-ls -d "$D" "$S" | jq -r .status)" paused "a hand-appended line is the current version"
+expect_exit 1 "nothing due: the hand-paused snapshot is skipped" abx-claim -d "$D" -k snapshot
+ok "consistent" consistent "$D"
 
 # the index rewrite killed before its rename
 setup

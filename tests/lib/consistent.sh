@@ -5,8 +5,8 @@
 #   - the active records abx-ls reports (through the index) are exactly the
 #     active records of the journals (last version of each id wins).
 consistent() {
-	_d=$1 _bad=0
-	for _j in "$_d"/crawls.jsonl "$_d"/crawls/*/snapshots.jsonl; do
+	_cdir=$1 _bad=0
+	for _j in "$_cdir"/crawls.jsonl "$_cdir"/crawls/*/snapshots.jsonl; do
 		[ -s "$_j" ] || continue
 		if [ "$(tail -c 1 "$_j" | od -An -c | tr -d ' ')" != '\n' ]; then
 			echo "# torn tail in $_j"; _bad=1
@@ -15,13 +15,13 @@ consistent() {
 			echo "# invalid JSON line in $_j"; _bad=1
 		fi
 	done
-	cat "$_d"/crawls.jsonl "$_d"/crawls/*/snapshots.jsonl 2>/dev/null |
+	cat "$_cdir"/crawls.jsonl "$_cdir"/crawls/*/snapshots.jsonl 2>/dev/null |
 		jq -sr 'map(select(.type=="Crawl" or .type=="Snapshot")) | group_by(.id) | map(last)
 		        | map(select(.status != "sealed" or .retry_at != null))
 		        | map("\(.id) \(.status)") | sort | .[]' >"$T/want.active"
 	for _s in queued started paused; do
-		abx-ls -d "$_d" -k crawl -s $_s --jsonl
-		abx-ls -d "$_d" -k snapshot -s $_s --jsonl
+		abx-ls -d "$_cdir" -k crawl -s $_s --jsonl
+		abx-ls -d "$_cdir" -k snapshot -s $_s --jsonl
 	done | jq -r '"\(.id) \(.status)"' | sort >"$T/got.active"
 	if ! cmp -s "$T/want.active" "$T/got.active"; then
 		echo "# index disagrees with journals:"; diff "$T/want.active" "$T/got.active" | sed 's/^/# /'
