@@ -317,6 +317,20 @@ release_run(run_t *r)
 	r->rel = r->pwd = NULL;
 }
 
+/* "start <hook>" on $ABX_PROGRESS_FD, for abx-tick's live display. */
+static void
+progress_note(const char *stem)
+{
+	const char *f = getenv("ABX_PROGRESS_FD");
+	if (!f || !*f)
+		return;
+	char line[256];
+	int n = snprintf(line, sizeof line, "start %s\n", stem);
+	if (n > 0 && n < (int)sizeof line && write(atoi(f), line, n) < 0) {
+		/* the display is a nicety: never fail a hook for it */
+	}
+}
+
 static char *
 extra_context(phase_t *ph, const conf_t *pc, const hook_t *h)
 {
@@ -346,6 +360,7 @@ spawn_run(phase_t *ph, run_t *r, conf_t *pc, long timeout)
 	r->started = 1;
 	r->spawn_err = proc_spawn(&r->p, &sp, timeout);
 	conf_envp_free(envp);
+	progress_note(r->h->stem);
 }
 
 static char **

@@ -29,6 +29,8 @@
  *  5. CrawlCleanup: hook_stop_daemons() after its hooks;
  *  6. if reap_orphans: kill every child left (descendants that moved to
  *     another session were reparented to us, a child subreaper).
+ * When $ABX_PROGRESS_FD names an fd, "start <hook_name>" is written to it as
+ * each hook starts (abx-tick shows it).
  * If *stop becomes set (a signal), every running hook is stopped as at a
  * timeout, recorded failed ("interrupted"), and 75 is returned.
  *

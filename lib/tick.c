@@ -115,6 +115,8 @@ spawn(tick_t *t, char **argv, int lease_fd, const char *id, int *outfd)
 		snprintf(fdbuf, sizeof fdbuf, "%d", lease_fd);
 		fcntl(lease_fd, F_SETFD, 0);   /* only this lease goes down */
 		setenv("ABX_LEASE_FD", fdbuf, 1);
+		if (t->tty)
+			setenv("ABX_PROGRESS_FD", "1", 1);   /* "start HOOK" lines */
 		setenv("ABX_ID", id, 1);
 		setenv("ABX_DIR", t->s->dir, 1);
 		execvp(t->hook_bin, argv);
@@ -141,6 +143,10 @@ worker_read(worker_t *w)
 	char *q = w->out.p, *end = w->out.p + w->out.len;
 	for (char *nl; q < end && (nl = memchr(q, '\n', end - q)); q = nl + 1) {
 		rec_t r;
+		if (nl - q > 6 && memcmp(q, "start ", 6) == 0) {
+			snprintf(w->hook, sizeof w->hook, "%.*s", (int)(nl - q - 6), q + 6);
+			continue;
+		}
 		if (rec_parse(&r, q, nl - q) < 0)
 			continue;
 		if (rec_streq(&r, "type", "ArchiveResult")) {
