@@ -62,7 +62,7 @@ check: deps
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  prove -j2 --timer tests/unit/*.t tests/*.sh
 
-SHELLS  = $(wildcard .ci/run tests/*.sh tests/lib/*.sh bench/*.sh examples/*.sh examples/*/run \
+SHELLS  = $(wildcard .ci/run tests/*.sh tests/lib/*.sh bench/*.sh examples/*.sh examples/run \
             share/abx/plugins/*/on_*.sh)
 
 lint:

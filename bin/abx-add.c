@@ -213,7 +213,8 @@ main(int argc, char **argv)
 	if (sched) {
 		/* a template: sealed, never run itself (ArchiveBox's schedule) */
 		record_status(&crawl, "sealed", -1);
-		rec_set_str(&crawl, "label", "schedule template");
+		rec_set_raw(&crawl, "is_template", "true");
+		rec_set_str(&crawl, "notes", "the template of a schedule");
 		store_put(&s, &crawl);
 		rec_t sr;
 		schedule_create(&s, &crawl, sched, &sr);

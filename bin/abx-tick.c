@@ -26,6 +26,7 @@
 #include "exitcodes.h"
 #include "fs.h"
 #include "repair.h"
+#include "retention.h"
 #include "store.h"
 #include "tick.h"
 
@@ -146,7 +147,12 @@ main(int argc, char **argv)
 		if (verbose && (st.requeued || st.torn || st.leases_dropped))
 			info("repair: %d requeued, %d torn lines cut, %d stale leases dropped", st.requeued,
 			    st.torn, st.leases_dropped);
+		int gone = retention_run(&s, 100, verbose);
+		if (verbose && gone)
+			info("retention: %d expired crawls removed", gone);
 		rc = tick_pass(&t);
+		if (gone && rc == 1)
+			rc = 0;
 	}
 	if (t.tty && (t.crawls || t.snapshots)) {
 		double secs = (clock_mono() - t.started_us) / 1e6;

@@ -5,6 +5,7 @@
 #include "ctl.h"
 #include "err.h"
 #include "record.h"
+#include "schedule.h"
 
 typedef int (*apply_fn)(rec_t *r, int64_t now);
 
@@ -73,6 +74,16 @@ schedule_apply(store_t *s, rec_t *r, const char *op)
 			return CTL_NOOP;
 		rec_set_raw(r, "is_enabled", en ? "true" : "false");
 		rec_set_str(r, "status", en ? "queued" : "paused");
+		/* paused: the marker; resumed: the next run from now, so a
+		 * resume never fires the periods missed while paused */
+		char *expr = rec_str(r, "schedule");
+		cron_t cr;
+		const char *why;
+		if (!en)
+			rec_set_time(r, "retry_at", INT64_MAX);
+		else if (expr && cron_parse(expr, &cr, &why) == 0)
+			rec_set_time(r, "retry_at", cron_next(&cr, clock_now()));
+		free(expr);
 	}
 	store_put(s, r);
 	return CTL_OK;

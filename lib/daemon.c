@@ -114,8 +114,8 @@ daemon_run(tick_t *t, double poll_flag, volatile sig_atomic_t *hup)
 			info("SIGHUP: abx.conf re-read (poll %.0f s, repair every %.0f s)", d.poll, d.repair);
 		}
 		if (watching)
-			while (inotifytools_next_event(0))
-				;   /* drain: the pass below sees every change */
+			while (inotifytools_next_events(0, 1))
+				;   /* drain (0 = do not wait): the pass below sees every change */
 		tick_pass(t);
 		if (*t->signals)
 			break;

@@ -790,13 +790,26 @@ is_daemon(const hook_t *h)
 	return h->bg && h->daemon;
 }
 
-enum { UNTIL_DONE, UNTIL_FINITE, UNTIL_ALL };
+enum { UNTIL_DONE, UNTIL_FINITE, UNTIL_ALL, UNTIL_EXTRACTORS };
+
+/* Hooks numbered from PARSER_ORDER on read what earlier hooks saved
+ * (parse_*_urls at 7x, hashes at 90): before one starts, the finite
+ * background extractors numbered below it (wget at 06) are waited for, so
+ * a parser never reads a page still being written (ArchiveBox's §8.3). */
+#define PARSER_ORDER 50
 
 static int
 pending(const phase_t *ph, int what, size_t which)
 {
 	if (what == UNTIL_DONE)
 		return running(&ph->runs[which]);
+	if (what == UNTIL_EXTRACTORS) {
+		for (size_t i = 0; i < which; i++)
+			if (running(&ph->runs[i]) && ph->runs[i].h->bg && !is_daemon(ph->runs[i].h) &&
+			    ph->runs[i].h->order < PARSER_ORDER)
+				return 1;
+		return 0;
+	}
 	for (size_t i = 0; i < ph->nhooks; i++)
 		if (running(&ph->runs[i]) && (what == UNTIL_ALL || !is_daemon(ph->runs[i].h)))
 			return 1;
@@ -1033,6 +1046,8 @@ phase_run(store_t *s, const phase_opts_t *o)
 			record_run(&ph, &ph.runs[i]);
 			continue;
 		}
+		if (!ph.hooks[i]->bg && ph.hooks[i]->order >= PARSER_ORDER)
+			wait_runs(&ph, UNTIL_EXTRACTORS, i);
 		start_hook(&ph, i);
 		if (!ph.hooks[i]->bg)
 			wait_runs(&ph, UNTIL_DONE, i);

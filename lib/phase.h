@@ -16,7 +16,9 @@
  *     missing gets a failed result for each of its hooks, and none run;
  *  3. run the hooks in order: a foreground hook is waited for (up to its
  *     timeout) before the next starts; a .bg. hook starts and runs
- *     alongside; whenever a hook exits, its results are derived (results.h)
+ *     alongside; a foreground hook numbered 50 or more (a parser, hashes)
+ *     first waits for the finite .bg. hooks numbered below 50 (the
+ *     extractors whose files it reads, such as wget: ArchiveBox's §8.3); whenever a hook exits, its results are derived (results.h)
  *     and committed at once, one commit per hook: the ArchiveResult
  *     (Snapshot family only; upserted by (snapshot, plugin, hook_name)),
  *     its Process record, the snapshot's title and tags, Binary records;

@@ -56,6 +56,7 @@ typedef struct {
 } cand_t;
 
 typedef struct {
+	store_t *s;
 	long long global;
 	int64_t now;
 	cand_t *v;
@@ -66,9 +67,21 @@ static int
 crawl_candidate(rec_t *r, void *arg)
 {
 	scan_t *sc = arg;
-	if (!rec_streq(r, "type", "Crawl") || !record_is_final(r) || !rec_isnull(r, "retry_at") ||
-	    !rec_isnull(r, "deleted_at"))
+	if (!rec_streq(r, "type", "Crawl") || !record_is_final(r) || !rec_isnull(r, "retry_at"))
 		return 0;
+	const char *tpl = rec_raw(r, "is_template");
+	if (tpl && !strcmp(tpl, "true"))
+		return 0;   /* a schedule's template lives as long as the schedule */
+	if (!rec_isnull(r, "deleted_at")) {
+		/* removed, but a crash may have cut the rm -rf short */
+		char *id = rec_str(r, "id");
+		char dir[128];
+		snprintf(dir, sizeof dir, "crawls/%s", id ? id : "");
+		if (id_valid(id) && fs_exists(sc->s->dfd, dir))
+			fs_rmtree(sc->s->dfd, dir);
+		free(id);
+		return 0;
+	}
 	long long d = sc->global;
 	const char *cfg = rec_raw(r, "config");
 	if (cfg && strstr(cfg, "DELETE_AFTER")) {
@@ -151,13 +164,17 @@ retention_run(store_t *s, int batch, int verbose)
 	conf_load_file(&c, s->dfd, "abx.conf");
 	conf_load_environ(&c, environ);
 	const char *g = conf_get(&c, "DELETE_AFTER");
-	scan_t sc = {retention_parse(g), clock_now(), NULL, 0};
+	scan_t sc = {s, retention_parse(g), clock_now(), NULL, 0};
 	if (sc.global < 0) {
 		warnx_("DELETE_AFTER=%s is not a duration of an hour or more (e.g. 30d, 12w, 1y); ignored", g);
 		sc.global = 0;
 	}
 	conf_free(&c);
 	store_each(s, "crawls.jsonl", "\"sealed\"", crawl_candidate, &sc);
+	if (sc.global == 0 && sc.n == 0) {
+		free(sc.v);
+		return 0;
+	}
 	qsort(sc.v, sc.n, sizeof(cand_t), by_expiry);
 	size_t removed = 0;
 	cand_t *gone = xcalloc(sc.n + 1, sizeof(cand_t));

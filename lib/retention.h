@@ -5,8 +5,10 @@
  * ArchiveBox's syntax: 0, empty, none/false/no/off disable it; else
  * <int><unit> with unit h|hr|hrs|hour|hours|d|day|days|w|week|weeks|
  * mo|month|months|y|yr|yrs|year|years (a month is 30 days, a year 365);
- * durations under an hour are refused.  An item expires at its created_at
- * plus the duration.
+ * durations under an hour are refused.  A crawl expires at its last change
+ * (its modified_at: when it was sealed, after every snapshot of it was made)
+ * plus the duration; the unit of removal is the crawl, since its journal
+ * and directory hold all of its snapshots.
  *
  * retention_run() removes, oldest first and at most `batch` per call, sealed
  * crawls whose every snapshot is sealed and expired: the crawl directory

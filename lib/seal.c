@@ -474,22 +474,39 @@ seal_crawl(store_t *s, const char *id, rec_t *out)
 static int
 pack_tree(store_t *s, struct archive *a, int dfd, const char *rel, const char *name)
 {
-	int fd = openat(dfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
 	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
+	if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
-	}
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return 0;   /* sockets, fifos, devices: not archived (a fifo would block) */
 	struct archive_entry *e = archive_entry_new();
 	archive_entry_set_pathname(e, name);
 	archive_entry_set_mtime(e, st.st_mtime, 0);
 	archive_entry_set_perm(e, st.st_mode & 07777);
 	int rc = 0;
+	if (S_ISLNK(st.st_mode)) {
+		/* kept as a link, never followed out of the data directory */
+		char target[4096];
+		ssize_t n = readlinkat(dfd, rel, target, sizeof target - 1);
+		if (n >= 0) {
+			target[n] = 0;
+			archive_entry_set_filetype(e, AE_IFLNK);
+			archive_entry_set_symlink(e, target);
+			if (archive_write_header(a, e) != ARCHIVE_OK)
+				rc = -1;
+		}
+		archive_entry_free(e);
+		return rc;
+	}
+	int fd = openat(dfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		archive_entry_free(e);
+		return -1;
+	}
 	if (S_ISDIR(st.st_mode)) {
 		archive_entry_set_filetype(e, AE_IFDIR);
-		archive_write_header(a, e);
+		if (archive_write_header(a, e) != ARCHIVE_OK)
+			rc = -1;
 		DIR *d = fdopendir(fd);
 		if (!d) {
 			close(fd);
@@ -513,7 +530,7 @@ pack_tree(store_t *s, struct archive *a, int dfd, const char *rel, const char *n
 		}
 		free(names);
 		closedir(d);
-	} else if (S_ISREG(st.st_mode)) {
+	} else {
 		archive_entry_set_filetype(e, AE_IFREG);
 		archive_entry_set_size(e, st.st_size);
 		if (archive_write_header(a, e) != ARCHIVE_OK)
@@ -524,8 +541,6 @@ pack_tree(store_t *s, struct archive *a, int dfd, const char *rel, const char *n
 			if (archive_write_data(a, buf, n) != n)
 				rc = -1;
 		close(fd);
-	} else {
-		close(fd);   /* sockets, fifos: not archived */
 	}
 	archive_entry_free(e);
 	return rc;
@@ -586,6 +601,8 @@ seal_pack(store_t *s, const char *id, const char *file)
 		rc = -1;
 	}
 	archive_write_free(a);
+	if (rc < 0)
+		unlink(file);   /* no partial archive left behind */
 	return rc < 0 ? SEAL_ERR : SEAL_OK;
 }
 

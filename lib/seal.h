@@ -4,9 +4,9 @@
  * seal_snapshot(): under the store lock, the snapshot becomes sealed
  * (retry_at null, lease dropped, downloaded_at and output_size set) unless
  * it is paused; then its index files are written, each by temp + rename:
- *   index.jsonl  the Snapshot record, then for each result in start_ts
- *                order its Binary (once), its Process, then the
- *                ArchiveResult (ArchiveBox's format, archivebox-runner §5.2)
+ *   index.jsonl  the Snapshot record, then the installed Binary records,
+ *                the Process records, then the ArchiveResults in start_ts
+ *                order (ArchiveBox's record formats, archivebox-runner §5.2)
  *   index.json   the snapshot as one pretty JSON object (ArchiveBox's keys)
  *   index.html   a self-contained page linking every output
  * and a line is appended to the data directory's index.jsonl.  Sealing a
@@ -21,8 +21,10 @@
  * through libarchive, the format chosen by the suffix of FILE: .tar.gz,
  * .tgz, .tar.zst, .tar.xz, .tar, .zip.  Paths inside start with the id.
  *
- * seal_site_index(): rebuild the top-level index.html (and index.jsonl,
- * deduplicated) from the sealed snapshots: a hint, rebuildable any time.
+ * seal_site_index(): rebuild the top-level index.html from index.jsonl
+ * (the last line of each snapshot id wins): a hint, rebuildable any time.
+ * Symbolic links are packed as links (never followed); sockets, FIFOs and
+ * devices are left out; a failed pack leaves no partial archive.
  */
 #ifndef ABX_SEAL_H
 #define ABX_SEAL_H

@@ -27,15 +27,15 @@
  * Protocol.  Every change is made by store_lock(), store_get() (the latest
  * version, re-read after taking the lock), store_put() (stage a new
  * version), store_commit() and store_unlock().  store_commit writes, for
- * each journal touched, first the index lines of records that stay or
- * become active, then all the journal lines in one write(2), then
+ * each journal touched, all the journal lines in one write(2), then
  * fdatasync (group commit: one sync per journal per commit), then the index
- * lines of records that became final and a state line {"j":J,"end":N}
- * with the journal's new size.  So a crash leaves the index with an extra
- * hint, never a missing one; and a journal longer than the end the index
- * knows (a crash after the journal write, or a line appended by hand under
- * the lock) has its tail replayed into the index before any of its hints
- * is trusted, by every process that takes the lock.  The index is not synced: its first line
+ * lines of the records and a state line {"j":J,"end":N} with the journal's
+ * new size.  The index is written after the sync so that the sync carries
+ * the journal alone.  A crash between the two leaves the journal longer
+ * than the end the index knows: every process that takes the lock first
+ * replays such tails (a crash, or a line appended by hand under the lock)
+ * into the index, before any hint is trusted.  A hint is also checked
+ * against the line it points to.  The index is not synced: its first line
  * names the boot it was written in, and an index from another boot (a
  * power loss may have dropped its tail) is rebuilt from the journals.
  *

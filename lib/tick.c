@@ -43,6 +43,7 @@ typedef struct {
 	buf_t out;
 	char hook[96];
 	int hooks, failed;
+	int signalled;           /* signals forwarded to it */
 } worker_t;
 
 typedef struct {
@@ -261,7 +262,8 @@ load_limits(crawlrun_t *cr, const rec_t *crawl)
 	}
 	/* a raised or removed limit clears its stale stop reason */
 	if ((!strcmp(cr->stop_reason, "crawl_max_size") && (!cr->max_size || cr->total_size < cr->max_size)) ||
-	    (!strcmp(cr->stop_reason, "crawl_timeout") && !cr->timeout))
+	    (!strcmp(cr->stop_reason, "crawl_timeout") &&
+	        (!cr->timeout || clock_now() - cr->started_at < (int64_t)cr->timeout * 1000000)))
 		cr->stop_reason[0] = 0;
 	if (cr->started_at < 0) {
 		cr->started_at = clock_now();
@@ -570,11 +572,25 @@ watch(crawlrun_t *cr)
 				if (t->verbose)
 					info("crawl %s cancelled: interrupting %d snapshots", cr->cid, cr->nw);
 				for (int i = 0; i < cr->nw; i++)
-					kill(cr->w[i].pid, SIGTERM);
+					if (!cr->w[i].signalled) {
+						kill(cr->w[i].pid, SIGTERM);
+						cr->w[i].signalled = 1;
+					}
 			}
 			if (cr->paused && t->verbose && cr->nw)
 				info("crawl %s paused: %d running snapshots finish", cr->cid, cr->nw);
 			rec_free(&c);
+		}
+		/* a snapshot cancelled on its own: interrupt its hooks */
+		for (int i = 0; i < cr->nw; i++) {
+			rec_t r;
+			if (cr->w[i].signalled || store_get(t->s, cr->w[i].id, &r) < 0)
+				continue;
+			if (record_is_final(&r) && rec_isnull(&r, "retry_at")) {
+				kill(cr->w[i].pid, SIGTERM);
+				cr->w[i].signalled = 1;
+			}
+			rec_free(&r);
 		}
 		if (cr->timeout > 0 && !cr->stop_reason[0] &&
 		    clock_now() - cr->started_at >= (int64_t)cr->timeout * 1000000) {
@@ -671,13 +687,13 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 			break;
 		draw(cr, 0);
 		reap(cr, 250);
-		if (*t->signals >= 2) {
-			for (int i = 0; i < cr->nw; i++)
-				kill(cr->w[i].pid, SIGINT);
-		} else if (*t->signals) {
-			for (int i = 0; i < cr->nw; i++)
-				kill(cr->w[i].pid, SIGTERM);
-		}
+		/* forward each signal once: abx-hook takes a second one as
+		 * "kill the hooks now", so a repeat would cut their grace */
+		for (int i = 0; i < cr->nw; i++)
+			while (cr->w[i].signalled < *t->signals && cr->w[i].signalled < 2) {
+				kill(cr->w[i].pid, cr->w[i].signalled ? SIGINT : SIGTERM);
+				cr->w[i].signalled++;
+			}
 	}
 	draw(cr, 1);
 	if (cr->stop_reason[0])

@@ -53,7 +53,7 @@ alive() {
 # reap_hooks NAME: kill what is left of the slow plugin's hooks (groups)
 reap_hooks() {
 	for _p in $(hook_pids "$1"); do
-		kill -9 -- "-$_p" 2>/dev/null
+		kill -9 "-$_p" 2>/dev/null
 	done
 	return 0
 }
@@ -101,11 +101,30 @@ all_results_once() {
 # wait_exit PID SECONDS: wait for a background child to end; its status is
 # in $rc (124 if it did not end in time; it is then left running)
 wait_exit() {
-	_end=$(( $(date +%s) + $2 ))
+	_we_end=$(( $(date +%s) + $2 ))
 	while kill -0 "$1" 2>/dev/null; do
-		if [ "$(date +%s)" -ge "$_end" ]; then rc=124; return 1; fi
+		if [ "$(date +%s)" -ge "$_we_end" ]; then rc=124; return 1; fi
 		sleep 0.05
 	done
 	wait "$1"
 	rc=$?
 }
+
+# track_group PGID: a process group (a setsid'd abx-tick) to kill at exit
+_tick_groups=""
+track_group() { _tick_groups="$_tick_groups $1"; }
+
+# At exit: kill the tracked groups, the slow plugins' hooks and the
+# background jobs, then tap.sh's cleanup.  (tap.sh's own `jobs -p | xargs`
+# runs jobs in a subshell, which under dash lists nothing: so the jobs are
+# listed into a file here, which dash does list.)
+tick_cleanup() {
+	for _g in $_tick_groups; do kill -9 "-$_g" 2>/dev/null; done
+	for _pl in "$T"/plugins/*/; do
+		[ -d "$_pl" ] && [ -f "$T/$(basename "$_pl").log" ] && reap_hooks "$(basename "$_pl")"
+	done
+	jobs -p >"$T/.jobs" 2>/dev/null
+	xargs -r kill -9 <"$T/.jobs" 2>/dev/null
+	cleanup
+}
+trap tick_cleanup EXIT

@@ -1,0 +1,75 @@
+#!/bin/sh
+# kill -9 of abx-tick (its whole process group) in the middle of a crawl:
+# the next abx-tick finishes the crawl, every page sealed exactly once, no
+# duplicate snapshot, each hook's result recorded once.
+. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/httpd.sh"
+. "$(dirname "$0")/lib/tick-lib.sh"
+httpd_start || exit 1
+D=$T/data
+slow_plugin slow
+echo 0.8 >"$T/slow.s"
+C=$(abx-add -d "$D" --depth 2 --plugins wget,slow,parse_html_urls \
+	--config CRAWL_MAX_CONCURRENT_SNAPSHOTS=2 "$BASE/site/" | jq -r .id)
+
+setsid abx-tick -d "$D" 2>"$T/tick1.err" &
+tick=$!
+track_group "$tick"
+is "$(ps -o pgid= -p "$tick" | tr -d ' ')" "$tick" "abx-tick leads its own process group"
+
+# kill it once the depth-1 pages run and some of them are in flight
+in_flight() {
+	[ "$(nsnap "$D" sealed)" -ge 2 ] || return 1
+	for _s in $(awk '$1 == "start" { print $2 }' "$T/slow.log"); do
+		[ "$(abx-ls -d "$D" "$_s" | jq -r .status)" = started ] && return 0
+	done
+	return 1
+}
+ok "the crawl is under way, snapshots in flight" wait_for 40 in_flight
+awk '$1 == "start" { print $2 }' "$T/slow.log" | sort >"$T/started"
+kill -9 "-$tick"
+wait "$tick" 2>/dev/null
+is "$?" 137 "abx-tick died of SIGKILL"
+# the hooks lead their own sessions, so they outlive the tick; a crash of
+# the machine would take them too
+reap_hooks slow
+sealed1=$(nsnap "$D" sealed)
+done1=$(abx-ls -d "$D" -k snapshot -s sealed --jsonl | jq -r .id)
+total1=$(nsnap "$D")
+ok "it was killed mid-crawl ($sealed1 of $total1 known snapshots sealed)" test "$sealed1" -lt 10
+flight=$(abx-ls -d "$D" -k snapshot -s started --jsonl | jq -r .id | sort)
+ok "with snapshots left started" test -n "$flight"
+
+expect_exit 0 "the next tick finishes the crawl" abx-tick -d "$D"
+reachable "$BASE/site/" 2 >"$T/want"
+is "$(snapshots "$D" sealed)" "$(cat "$T/want")" "every page within two links is sealed"
+is "$(nsnap "$D")" 10 "and no other snapshot exists"
+is "$(abx-ls -d "$D" "$C" | jq -r .status)" sealed "the crawl is sealed"
+is "$(jq -r 'select(.type == "Snapshot") | .id' "$D/crawls/$C/snapshots.jsonl" | sort -u | wc -l | tr -d ' ')" 10 \
+	"the journal never held more than ten snapshot ids"
+is "$(jq -r 'select(.type == "Snapshot") | "\(.url) \(.id)"' "$D/crawls/$C/snapshots.jsonl" | sort -u |
+	awk '{print $1}' | uniq -d)" "" "no URL ever had two snapshot ids"
+is "$(jq -r 'select(.type == "Snapshot" and .status == "sealed" and .downloaded_at != null) | .id' \
+	"$D/crawls/$C/snapshots.jsonl" | sort | uniq -d)" "" "each snapshot was sealed once"
+is "$(jq -r .url "$D/index.jsonl" | sort | uniq -d)" "" "the site index lists each page once"
+is "$(wc -l <"$D/index.jsonl" | tr -d ' ')" 10 "and all ten"
+ok "each snapshot's index.jsonl has one result per hook" all_results_once "$D"
+bad=""
+for s in $flight; do
+	n=$(jq -r 'select(.type == "ArchiveResult") | .hook_name + " " + .status' "$(snapdir "$D" "$s")/index.jsonl" |
+		grep -c succeeded)
+	[ "$n" = 3 ] || bad="$bad $s:$n"
+	grep -q "^end $s " "$T/slow.log" || bad="$bad $s:not-rerun"
+done
+is "$bad" "" "the snapshots in flight at the kill were run again to success"
+again=""
+for s in $done1; do
+	[ "$(grep -c "^start $s " "$T/slow.log")" = 1 ] || again="$again $s"
+done
+is "$again" "" "the snapshots sealed before the kill were not run again"
+echo "$flight" >"$T/flight"
+is "$(awk '$1 == "start" { print $2 }' "$T/slow.log" | sort | uniq -d | comm -23 - "$T/flight")" "" \
+	"only snapshots in flight at the kill were run twice"
+expect_exit 1 "then nothing is due" abx-tick -d "$D"
+is "$(cat "$T/tick1.err")" "" "the killed tick had printed nothing"
+done_testing
