@@ -143,7 +143,7 @@ main(int argc, char **argv)
 		rc = daemon_run(&t, poll_s, &hup);
 	} else {
 		repair_stats_t st;
-		repair_run(&s, &st);
+		repair_pass(&s, &st, 0);
 		if (verbose && (st.requeued || st.torn || st.leases_dropped))
 			info("repair: %d requeued, %d torn lines cut, %d stale leases dropped", st.requeued,
 			    st.torn, st.leases_dropped);

@@ -99,13 +99,20 @@ remove_stale_locks(store_t *s)
 void
 repair_run(store_t *s, repair_stats_t *st)
 {
+	repair_pass(s, st, 1);
+}
+
+void
+repair_pass(store_t *s, repair_stats_t *st, int full)
+{
 	memset(st, 0, sizeof *st);
 	const char *a = getenv("ABX_TMP_AGE");
 	int age = a ? atoi(a) : 3600;
 	store_lock(s);
 	for (int i = 0; tops[i]; i++)
 		st->torn += store_check_journal(s, tops[i]);
-	store_rebuild_index(s);
+	if (full)
+		store_rebuild_index(s);
 	ient_t *v;
 	size_t n = store_active(s, NULL, &v);
 	int64_t now = clock_now();
@@ -116,7 +123,7 @@ repair_run(store_t *s, repair_stats_t *st)
 			st->torn += store_check_journal(s, j);
 		}
 	}
-	if (st->torn)
+	if (st->torn && full)
 		store_rebuild_index(s);
 	free(v);
 	n = store_active(s, NULL, &v);
@@ -156,6 +163,13 @@ repair_run(store_t *s, repair_stats_t *st)
 		rec_free(&r);
 	}
 	store_commit(s);
+	if (!full) {
+		/* the light pass (each tick): leases and torn tails only; the
+		 * rest costs in proportion to the archive */
+		free(v);
+		store_unlock(s);
+		return;
+	}
 	for (int i = 0; tops[i]; i++)
 		st->compacted += store_compact(s, tops[i], 0);
 	for (size_t i = 0; i < n; i++)

@@ -26,6 +26,9 @@ typedef struct {
 	int torn, requeued, leases_dropped, compacted, tmp_swept, locks_removed, active;
 } repair_stats_t;
 
-void repair_run(store_t *s, repair_stats_t *st);
+void repair_run(store_t *s, repair_stats_t *st);     /* the full pass */
+/* full == 0: the light pass each one-shot tick runs: steps 1 and 3 only,
+ * on the journals the index knows (cost follows the active items). */
+void repair_pass(store_t *s, repair_stats_t *st, int full);
 
 #endif

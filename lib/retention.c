@@ -170,7 +170,9 @@ retention_run(store_t *s, int batch, int verbose)
 		sc.global = 0;
 	}
 	conf_free(&c);
-	store_each(s, "crawls.jsonl", "\"sealed\"", crawl_candidate, &sc);
+	/* with no global DELETE_AFTER only crawls configuring one can expire:
+	 * a substring pre-filter skips the rest without parsing them */
+	store_each(s, "crawls.jsonl", sc.global ? "\"sealed\"" : "DELETE_AFTER", crawl_candidate, &sc);
 	if (sc.global == 0 && sc.n == 0) {
 		free(sc.v);
 		return 0;

@@ -24,16 +24,19 @@ field(const char *f, int lo, int hi, uint64_t *bits, int *star)
 {
 	*bits = 0;
 	*star = strcmp(f, "*") == 0;
+	size_t fl = strlen(f);
+	if (fl == 0 || f[0] == ',' || f[fl - 1] == ',' || strstr(f, ",,"))
+		return -1;   /* an empty list element */
 	char *dup = xstrdup(f), *save = NULL;
 	int rc = 0;
 	for (char *part = strtok_r(dup, ",", &save); part && rc == 0; part = strtok_r(NULL, ",", &save)) {
-		int a = lo, b = hi, step = 1;
+		long a = lo, b = hi, step = 1;
 		char *slash = strchr(part, '/');
 		if (slash) {
 			*slash = 0;
 			char *end;
 			step = strtol(slash + 1, &end, 10);
-			if (*end || step < 1)
+			if (*end || end == slash + 1 || step < 1 || step > hi)
 				rc = -1;
 		}
 		if (strcmp(part, "*") != 0) {
@@ -55,7 +58,7 @@ field(const char *f, int lo, int hi, uint64_t *bits, int *star)
 		}
 		if (a < lo || b > hi || a > b)
 			rc = -1;
-		for (int i = a; rc == 0 && i <= b; i += step)
+		for (long i = a; rc == 0 && i <= b; i += step)
 			*bits |= 1ULL << i;
 	}
 	free(dup);
