@@ -18,7 +18,14 @@
  *     SEALED sealed snapshots (1000 sealed crawls x SEALED/1000), against
  *     the same in a data dir holding none.  Each round queues one crawl of
  *     K URLs in each dir with abx-add (not timed), then times both ticks.
- *     The peak RSS of each tick (wait4's ru_maxrss) is printed too.
+ *     A diagnostic line gives the same with a store whose sealed
+ *     snapshots have no line in the site index (index.jsonl).
+ *
+ *   tickbench rss [-n SEALED] [-k DUE] [-r ROUNDS] [-b BINDIR]
+ *     Peak RSS of abx-tick passes (K due each) over SEALED sealed
+ *     snapshots and over none: its own VmHWM, read from /proc at its exit
+ *     (traced for that exit only), and wait4's ru_maxrss, which counts its
+ *     children too (the figure /usr/bin/time -f %M prints).
  *
  *   tickbench build DIR [-n SEALED]
  *     Only make the data dir with SEALED sealed snapshots (bench/rss.sh).
@@ -44,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -60,7 +68,7 @@
 #include "lease.h"
 #include "store.h"
 
-#define USAGE "usage: tickbench overhead|cost|build [DIR] [-n N] [-k DUE] [-r ROUNDS] [-b BINDIR]"
+#define USAGE "usage: tickbench overhead|cost|rss|build [DIR] [-n N] [-k DUE] [-r ROUNDS] [-b BINDIR]"
 #define HOUR INT64_C(3600000000)
 #define DAY (24 * HOUR)
 #define PER_CRAWL 100
@@ -438,7 +446,7 @@ site_line(buf_t *b, const rec_t *snap, const item_t *it)
 /* A data dir with nsealed sealed snapshots in nsealed/PER_CRAWL sealed
  * crawls (none if nsealed is 0). */
 static double
-build_store(const char *dir, long nsealed)
+build_store(const char *dir, long nsealed, int with_site)
 {
 	double t0 = mono_s();
 	store_t s;
@@ -482,7 +490,7 @@ build_store(const char *dir, long nsealed)
 			for (size_t i = 0; i < ns; i++) {
 				rec_t r;
 				snap_rec(&s, &r, &sn[i], stage);
-				if (stage == 2)
+				if (stage == 2 && with_site)
 					site_line(&site, &r, &sn[i]);
 				store_put(&s, &r);
 				rec_free(&r);
@@ -526,44 +534,138 @@ cost(long nsealed, long ndue, int rounds)
 	free(hook);
 	char *urls = xasprintf("%s/urls", tmproot);
 	char *big = xasprintf("%s/sealed", tmproot), *small = xasprintf("%s/alone", tmproot);
-	build_store(small, 0);
-	double bs = build_store(big, nsealed);
+	char *nosite = xasprintf("%s/nosite", tmproot);
+	build_store(small, 0, 1);
+	double bs = build_store(big, nsealed, 1);
+	build_store(nosite, nsealed, 0);
 	printf("tick: cost: %ld due snapshots (1 crawl, noop hook) among %ld sealed (%ld crawls x %d) "
 	       "vs alone; store built in %.1f s; %d rounds, in %s\n",
 	    ndue, nsealed, nsealed / PER_CRAWL, PER_CRAWL, bs, rounds, tmproot);
 	/* a first tick on each settles what setup left (repair, lock files) */
 	tick_rc(big, NULL, 1);
 	tick_rc(small, NULL, 1);
-	double *tb = xcalloc(rounds, sizeof(double)), *ts = xcalloc(rounds, sizeof(double));
-	double *rb = xcalloc(rounds, sizeof(double)), *rs = xcalloc(rounds, sizeof(double));
+	tick_rc(nosite, NULL, 1);
+	const char *dirs[3] = {big, small, nosite};
+	double *t[3];
+	for (int i = 0; i < 3; i++)
+		t[i] = xcalloc(rounds, sizeof(double));
 	for (int r = 0; r < rounds; r++) {
 		check_stop();
-		add_crawl(big, urls, NULL);
-		add_crawl(small, urls, NULL);
-		long rss;
-		for (int j = 0; j < 2; j++) {
-			if ((j + r) % 2 == 0) {
-				tb[r] = tick(big, &rss);
-				rb[r] = rss;
-			} else {
-				ts[r] = tick(small, &rss);
-				rs[r] = rss;
-			}
+		for (int i = 0; i < 3; i++)
+			add_crawl(dirs[i], urls, NULL);
+		for (int j = 0; j < 3; j++) {
+			int i = r % 2 ? 2 - j : j;
+			t[i][r] = tick(dirs[i], NULL);
 		}
 	}
-	long sb = sealed_lines(big), ss = sealed_lines(small);
-	if (sb != nsealed + ndue * rounds || ss != ndue * rounds)
-		die(EX_SOFT_, "%ld and %ld snapshots in the site indexes; expected %ld and %ld", sb, ss,
-		    nsealed + ndue * rounds, ndue * rounds);
-	char label[160];
+	long sb = sealed_lines(big), ss = sealed_lines(small), sn = sealed_lines(nosite);
+	if (sb != nsealed + ndue * rounds || ss != ndue * rounds || sn != ndue * rounds)
+		die(EX_SOFT_, "%ld, %ld and %ld snapshots in the site indexes; expected %ld, %ld and %ld",
+		    sb, ss, sn, nsealed + ndue * rounds, ndue * rounds, ndue * rounds);
+	char label[200];
 	snprintf(label, sizeof label, "tick cost, %ld due among %ldk sealed / %ld due alone", ndue,
 	    nsealed / 1000, ndue);
-	ratio_line(label, tb, ts, rounds, 1e3, "ms", 1.5);
-	printf("tick: peak RSS of those ticks (wait4 ru_maxrss): %.1f MB with %ldk sealed, %.1f MB alone "
-	       "(max over rounds)\n",
-	    quantile(rb, rounds, 1) / 1024, nsealed / 1000, quantile(rs, rounds, 1) / 1024);
-	free(tb), free(ts), free(rb), free(rs);
-	free(urls), free(big), free(small);
+	ratio_line(label, t[0], t[1], rounds, 1e3, "ms", 1.5);
+	snprintf(label, sizeof label, "diagnostic: the same %ldk sealed without their lines in the site "
+	         "index.jsonl / alone", nsealed / 1000);
+	ratio_line(label, t[2], t[1], rounds, 1e3, "ms", 0);
+	for (int i = 0; i < 3; i++)
+		free(t[i]);
+	free(urls), free(big), free(small), free(nosite);
+}
+
+/* Run argv traced only for its exit (PTRACE_O_TRACEEXIT, no syscall
+ * stops, children not traced): its own peak RSS (VmHWM, kB) read from
+ * /proc at the exit stop; *tree_kb is wait4's ru_maxrss (what
+ * /usr/bin/time -f %M prints: the largest of it and its children). */
+static long
+own_hwm(char *const argv[], long *tree_kb, int *rcp)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		diesys(EX_SOFT_, "fork");
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDWR);
+		dup2(fd, 0);
+		dup2(fd, 1);
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	struct rusage ru;
+	long hwm = -1;
+	if (waitpid(pid, &st, 0) < 0 || !WIFSTOPPED(st))
+		die(EX_SOFT_, "unable to trace %s", argv[0]);
+	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL));
+	ptrace(PTRACE_CONT, pid, NULL, NULL);
+	for (;;) {
+		if (wait4(pid, &st, 0, &ru) < 0) {
+			if (errno == EINTR)
+				continue;
+			diesys(EX_SOFT_, "wait4");
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st))
+			break;
+		int sig = WSTOPSIG(st);
+		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+			char path[64], line[256];
+			snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+			FILE *f = fopen(path, "r");
+			while (f && fgets(line, sizeof line, f))
+				if (strncmp(line, "VmHWM:", 6) == 0)
+					hwm = atol(line + 6);
+			if (f)
+				fclose(f);
+			sig = 0;
+		} else if (sig == SIGTRAP) {
+			sig = 0;
+		}
+		ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig);
+	}
+	*tree_kb = ru.ru_maxrss;
+	*rcp = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return hwm;
+}
+
+/* Peak RSS of abx-tick passes over the sealed store (10 due each time). */
+static void
+rss(long nsealed, long ndue, int rounds)
+{
+	char *hook = setup_common(ndue, "urls");
+	free(hook);
+	char *urls = xasprintf("%s/urls", tmproot);
+	char *big = xasprintf("%s/sealed", tmproot), *small = xasprintf("%s/alone", tmproot);
+	build_store(small, 0, 1);
+	double bs = build_store(big, nsealed, 1);
+	printf("rss: abx-tick passes with %ld due snapshots (noop hook) among %ld sealed (%ld crawls x "
+	       "%d, store built in %.1f s) and alone; %d rounds\n",
+	    ndue, nsealed, nsealed / PER_CRAWL, PER_CRAWL, bs, rounds);
+	char *t = tool("abx-tick");
+	long own[2] = {0, 0}, tree[2] = {0, 0};
+	const char *dirs[2] = {big, small};
+	for (int r = 0; r < rounds; r++)
+		for (int i = 0; i < 2; i++) {
+			check_stop();
+			add_crawl(dirs[i], urls, NULL);
+			char *argv[] = {t, "-d", (char *)dirs[i], NULL};
+			long tr;
+			int rc;
+			long h = own_hwm(argv, &tr, &rc);
+			if (rc != 0)
+				die(EX_SOFT_, "abx-tick -d %s exited %d", dirs[i], rc);
+			if (h > own[i])
+				own[i] = h;
+			if (tr > tree[i])
+				tree[i] = tr;
+		}
+	printf("rss: peak RSS of abx-tick over %ldk sealed: %.1f MB (VmHWM at exit; alone %.1f MB) "
+	       "[target < 16 MB: %s]\n",
+	    nsealed / 1000, own[0] / 1024.0, own[1] / 1024.0, own[0] < 16 * 1024 ? "ok" : "MISSED");
+	printf("rss: with its children (wait4 ru_maxrss, as /usr/bin/time -f %%M prints): %.1f MB over "
+	       "%ldk sealed, %.1f MB alone (max over rounds)\n",
+	    tree[0] / 1024.0, nsealed / 1000, tree[1] / 1024.0);
+	free(t), free(urls), free(big), free(small);
 }
 
 /* ----------------------------------------------------------------- main */
@@ -604,7 +706,7 @@ main(int argc, char **argv)
 	unsetenv("ABX_DIR");
 
 	if (builddir) {
-		double t = build_store(builddir, n < 0 ? 100000 : n);
+		double t = build_store(builddir, n < 0 ? 100000 : n, 1);
 		printf("%.1f\n", t);
 		return 0;
 	}
@@ -627,6 +729,8 @@ main(int argc, char **argv)
 		overhead(n < 0 ? 1000 : n, rounds < 0 ? 3 : rounds);
 	else if (strcmp(mode, "cost") == 0)
 		cost(n < 0 ? 100000 : n, k, rounds < 0 ? 7 : rounds);
+	else if (strcmp(mode, "rss") == 0)
+		rss(n < 0 ? 100000 : n, k, rounds < 0 ? 3 : rounds);
 	else
 		die(EX_USAGE_, "%s", USAGE);
 	return 0;

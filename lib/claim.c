@@ -114,7 +114,11 @@ claim_ids(store_t *s, char (*ids)[ID_LEN + 1], size_t nids, const claim_opts_t *
 		}
 		fds[got++] = fd;
 	}
-	store_commit(s);   /* one sync for the whole batch */
+	int lazy = s->lazy;
+	s->lazy = 0;
+	store_commit(s);   /* one sync for the whole batch, and for what workers
+	                    * wrote lazily to the same journal before it */
+	s->lazy = lazy;
 	for (int i = 0; i < got; i++)
 		if (fds[i] >= 0) {
 			buf_t l = {0};

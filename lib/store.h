@@ -82,6 +82,9 @@ typedef struct store {
 	char *dir;
 	int lockfd, locked;
 	int durable;                   /* fdatasync at commit ($ABX_SYNC=0: no) */
+	int lazy;                      /* defer syncs to store_sync ($ABX_SYNC=batch) */
+	char (*unsynced)[128];         /* journals written since the last sync */
+	size_t nunsynced;
 	/* the active index, loaded under the lock */
 	ient_t *tab;
 	size_t tabcap, nlive, nlines;
@@ -106,6 +109,19 @@ const char *store_default_dir(void);
 void store_lock(store_t *s);       /* blocking flock; refreshes the index */
 void store_unlock(store_t *s);     /* commits what is staged */
 void store_commit(store_t *s);
+/*
+ * Batched durability.  With s->lazy set (or $ABX_SYNC=batch in the
+ * environment: abx-tick sets it for its workers) commits write their lines
+ * but do not sync; store_sync() then syncs every journal written since,
+ * once.  A durable commit to the same journal syncs them too (fdatasync
+ * covers the file, whoever wrote it), which is how a worker's results and
+ * a snapshot's seal become durable with the tick's next claim on that
+ * crawl.  What is lost to an OS crash in between is work re-done (the
+ * snapshot runs again): at-least-once, never a lost user change, since
+ * abx-add and abx-ctl always commit durably.
+ */
+void store_sync(store_t *s);
+void store_sync_journal(store_t *s, const char *journal);
 
 /* Latest version of id; 0 found, -1 not.  Staged versions are seen. */
 int store_get(store_t *s, const char *id, rec_t *out);

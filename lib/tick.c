@@ -116,6 +116,8 @@ spawn(tick_t *t, char **argv, int lease_fd, const char *id, int *outfd)
 		snprintf(fdbuf, sizeof fdbuf, "%d", lease_fd);
 		fcntl(lease_fd, F_SETFD, 0);   /* only this lease goes down */
 		setenv("ABX_LEASE_FD", fdbuf, 1);
+		if (t->s->durable)
+			setenv("ABX_SYNC", "batch", 1);   /* the tick syncs (store.h) */
 		if (t->tty)
 			setenv("ABX_PROGRESS_FD", "1", 1);   /* "start HOOK" lines */
 		setenv("ABX_ID", id, 1);
@@ -668,6 +670,8 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 	if (t->verbose)
 		info("crawl %s started (max_depth %d, %d slots)", cr->cid, cr->max_depth, cr->slots);
 
+	int was_lazy = s->lazy;
+	s->lazy = 1;   /* results, seals, children: synced by the next claim */
 	run_phase(t, "CrawlSetup", cr->cid, cfd);
 	char j[128];
 	store_crawl_journal(cr->cid, j, sizeof j);
@@ -700,6 +704,10 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 		seal_queued(cr);
 	if (!*t->signals)
 		run_phase(t, "CrawlCleanup", cr->cid, cfd);
+	/* the crawl's journal, written by us and by the workers: one sync */
+	store_sync(s);
+	store_sync_journal(s, j);
+	s->lazy = was_lazy;
 	if (*t->signals) {
 		claim_release(s, cr->cid, 0);
 		if (t->verbose)

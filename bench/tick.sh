@@ -1,0 +1,88 @@
+#!/bin/sh
+# tick.sh — abx-tick's own cost (see the top of bench/tickbench.c):
+#   1. scheduler overhead per snapshot: abx-tick over 1,000 snapshots with
+#      one no-op hook each (durable commits), against a C loop that
+#      posix_spawns the same hook 1,000 times (and a shell loop);
+#   2. where that time goes, per snapshot, in a 1-slot run traced with
+#      perf's sched tracepoints (fork, exec, exit; no ptrace, no syscall
+#      tracing): the hook itself, abx-hook around it, the CrawlSetup and
+#      CrawlCleanup phases, and abx-tick's own bookkeeping; and how many
+#      processes are started per snapshot;
+#   3. tick cost: a pass with 10 due snapshots among 100k sealed ones
+#      against a pass with the 10 alone.
+# The tools run from a copy of bin/ and share/ made at the start, so that
+# a rebuild of the tree meanwhile does not change what is measured.
+# Environment: ABX_BENCH_TICK_N (1000), ABX_BENCH_TICK_ROUNDS (3),
+# ABX_BENCH_TICK_SPLIT_N (1000), ABX_BENCH_COST_ROUNDS (7).
+LC_ALL=C
+export LC_ALL
+top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
+tb=$top/bench/tickbench
+[ -x "$tb" ] || {
+	echo "tick: error: $tb is not built (run make bench)" >&2
+	exit 69
+}
+n=${ABX_BENCH_TICK_N:-1000}
+rounds=${ABX_BENCH_TICK_ROUNDS:-3}
+split_n=${ABX_BENCH_TICK_SPLIT_N:-1000}
+cost_rounds=${ABX_BENCH_COST_ROUNDS:-7}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/abx-bench-tick.XXXXXX") || exit 73
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+unset ABX_DIR ABX_SYNC
+mkdir "$tmp/tree" && cp -R "$top/bin" "$top/share" "$tmp/tree/" || exit 73
+bin=$tmp/tree/bin
+
+"$tb" overhead -n "$n" -r "$rounds" -b "$bin" || exit $?
+
+# -- the split
+if command -v perf >/dev/null 2>&1 &&
+	perf record -q -e sched:sched_process_exec -o "$tmp/probe.data" -- true >/dev/null 2>&1; then
+	mkdir -p "$tmp/plugins/noop"
+	printf '#!/bin/sh\nexit 0\n' >"$tmp/plugins/noop/on_Snapshot__10_noop.sh"
+	chmod +x "$tmp/plugins/noop/on_Snapshot__10_noop.sh"
+	i=0
+	while [ "$i" -lt "$split_n" ]; do
+		echo "https://www.example.com/split/page-$i.html"
+		i=$((i + 1))
+	done >"$tmp/urls"
+	ABX_PLUGINS_DIR=$tmp/plugins "$bin/abx-add" -d "$tmp/split" --plugins noop \
+		--config CRAWL_MAX_CONCURRENT_SNAPSHOTS=1 <"$tmp/urls" >/dev/null || exit 70
+	ABX_PLUGINS_DIR=$tmp/plugins perf record -q -o "$tmp/sched.data" \
+		-e sched:sched_process_fork,sched:sched_process_exec,sched:sched_process_exit \
+		-- "$bin/abx-tick" -d "$tmp/split" >/dev/null 2>"$tmp/perf.err" || {
+		echo "tick: error: the traced abx-tick failed:" >&2
+		cat "$tmp/perf.err" >&2
+		exit 70
+	}
+	perf script -i "$tmp/sched.data" -F pid,time,event,trace 2>/dev/null | awk -v n="$split_n" '
+	function val(k,   i) { for (i = 4; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+	{
+		pid = $1; t = $2; sub(/:$/, "", t); ev = $3
+		if (ev ~ /fork/) { c = val("child_pid"); forkt[c] = t; parent[c] = pid; forks++ }
+		else if (ev ~ /exec/) { f = val("filename"); sub(/.*\//, "", f); file[pid] = f; exect[pid] = t; execs++
+			if (f == "abx-tick" && tick == "") tick = pid }
+		else if (ev ~ /exit/) exitt[pid] = t
+	}
+	END {
+		total = exitt[tick] - exect[tick]
+		for (p in parent) if (parent[p] == tick && file[p] == "abx-hook") worker[p] = 1
+		for (p in parent) if (parent[p] in worker) { hooks[parent[p]] += exitt[p] - forkt[p]; nh[parent[p]]++ }
+		for (w in worker) {
+			life = exitt[w] - forkt[w]
+			if (nh[w]) { W += life; H += hooks[w]; ns++ } else { P += life; np++ }
+		}
+		own = total - W - P
+		printf "tick: split, 1 slot, %d snapshots (perf sched tracepoints): %.2f ms per snapshot = hook %.2f ms (%.0f%%) + abx-hook around it %.2f ms (%.0f%%) + abx-tick bookkeeping %.2f ms (%.0f%%) + %d CrawlSetup/Cleanup abx-hook runs %.2f ms (%.0f%%)\n",
+			ns, total * 1e3 / ns, H * 1e3 / ns, 100 * H / total, (W - H) * 1e3 / ns, 100 * (W - H) / total,
+			own * 1e3 / ns, 100 * own / total, np, P * 1e3 / ns, 100 * P / total
+		printf "tick: processes per snapshot: %.2f execve, %.2f forks (abx-tick forks+execs abx-hook, which posix_spawns the hook); %d execve in all\n",
+			execs / ns, forks / ns, execs
+		if (ns != n) printf "tick: warning: %d snapshot workers seen, %d expected\n", ns, n
+	}'
+else
+	echo "tick: split: skipped (perf with sched tracepoints is not available here)"
+fi
+
+"$tb" cost -r "$cost_rounds" -b "$bin"
