@@ -124,6 +124,7 @@ main(int argc, char **argv)
 		return rc;
 	}
 	int lfd = tick_lock(&s);
+	t.tick_lock_fd = lfd;
 	if (lfd < 0) {
 		if (verbose)
 			info("another abx-tick is running on %s; exiting", s.dir);

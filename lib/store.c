@@ -132,6 +132,22 @@ store_open(store_t *s, const char *dir, int create)
 static void index_drop(store_t *s);
 
 void
+store_forked(store_t *s)
+{
+	/* flock belongs to the open file description, which fork shares:
+	 * the child needs a description of its own to lock independently */
+	int fd = fs_open(s->dfd, "locks/store.lock", O_RDWR | O_CREAT, 0644);
+	if (fd < 0)
+		diesys(EX_IOERR_, "unable to open %s/locks/store.lock", s->dir);
+	s->lockfd = fd;
+	s->locked = 0;
+	s->pend = NULL;
+	s->npend = s->pendcap = 0;
+	s->unsynced = NULL;
+	s->nunsynced = 0;
+}
+
+void
 store_close(store_t *s)
 {
 	if (s->locked)

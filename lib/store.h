@@ -104,6 +104,10 @@ typedef struct store {
  * else a directory without abx.conf exits 78. */
 void store_open(store_t *s, const char *dir, int create);
 void store_close(store_t *s);
+/* In a child after fork(): a lock of its own (flock is shared across a
+ * fork), no staged changes; the index loaded in memory is kept.  Call it
+ * when the parent did not hold the lock at the fork. */
+void store_forked(store_t *s);
 const char *store_default_dir(void);
 
 void store_lock(store_t *s);       /* blocking flock; refreshes the index */

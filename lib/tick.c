@@ -9,11 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "binary.h"
+#include "cli.h"
+#include "phase.h"
 #include "claim.h"
 #include "config.h"
 #include "discover.h"
@@ -71,27 +74,33 @@ tick_init(tick_t *t, store_t *s)
 {
 	memset(t, 0, sizeof *t);
 	t->s = s;
+	t->tick_lock_fd = -1;
 	t->started_us = clock_mono();
-	char self[4000];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n > 0) {
-		self[n] = 0;
-		char *sl = strrchr(self, '/');
-		if (sl) {
-			*sl = 0;
-			snprintf(t->hook_bin, sizeof t->hook_bin, "%s/abx-hook", self);
-			if (access(t->hook_bin, X_OK) == 0)
-				return;
-		}
-	}
-	snprintf(t->hook_bin, sizeof t->hook_bin, "abx-hook");
 }
 
 /* ------------------------------------------------------------ workers */
 
-/* Spawn abx-hook with the lease fd passed down; its stdout to a pipe. */
+static volatile sig_atomic_t worker_stop;
+
+static void
+worker_signal(int sig)
+{
+	(void)sig;
+	if (worker_stop < 100)
+		worker_stop++;
+}
+
+/*
+ * Start a worker: a child of this process (fork, no exec: the store, its
+ * index and the code are already loaded) that runs one phase (phase.h) for
+ * id holding its lease (the fd is inherited), its records on a pipe to us,
+ * and exits.  It behaves as abx-hook does: a child subreaper, signals
+ * counted (a first one stops the hooks as at a timeout, a second kills
+ * them).  It keeps no fd of ours but the lease, the store and the pipe.
+ */
 static pid_t
-spawn(tick_t *t, char **argv, int lease_fd, const char *id, int *outfd)
+spawn(tick_t *t, const char *family, const char *id, const char *plugins, int lease_fd,
+    const int *close_fds, int nclose, int *outfd)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -102,29 +111,55 @@ spawn(tick_t *t, char **argv, int lease_fd, const char *id, int *outfd)
 	if (pid < 0)
 		diesys(EX_SOFT_, "unable to fork");
 	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		sigset_t block, waitmask;
+		sigemptyset(&block);
+		sigaddset(&block, SIGINT);
+		sigaddset(&block, SIGTERM);
+		sigaddset(&block, SIGHUP);
+		sigprocmask(SIG_BLOCK, &block, &waitmask);
+		sigdelset(&waitmask, SIGINT);
+		sigdelset(&waitmask, SIGTERM);
+		sigdelset(&waitmask, SIGHUP);
+		struct sigaction sa = {0};
+		sa.sa_handler = worker_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+		signal(SIGCHLD, SIG_DFL);
+		for (int i = 0; i < nclose; i++)
+			if (close_fds[i] >= 0 && close_fds[i] != lease_fd)
+				close(close_fds[i]);
+		if (t->tick_lock_fd >= 0)
+			close(t->tick_lock_fd);
+		close(p[0]);
 		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
+		if (devnull >= 0 && devnull != 0) {
 			dup2(devnull, 0);
+			close(devnull);
+		}
 		dup2(p[1], 1);
-		char fdbuf[16];
-		snprintf(fdbuf, sizeof fdbuf, "%d", lease_fd);
-		fcntl(lease_fd, F_SETFD, 0);   /* only this lease goes down */
-		setenv("ABX_LEASE_FD", fdbuf, 1);
-		if (t->s->durable)
-			setenv("ABX_SYNC", "batch", 1);   /* the tick syncs (store.h) */
+		close(p[1]);
+		int subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
 		if (t->tty)
 			setenv("ABX_PROGRESS_FD", "1", 1);   /* "start HOOK" lines */
-		setenv("ABX_ID", id, 1);
-		setenv("ABX_DIR", t->s->dir, 1);
-		execvp(t->hook_bin, argv);
-		warnsys("unable to run %s", t->hook_bin);
-		_exit(EX_UNAVAIL_);
+		store_t cs = *t->s;
+		store_forked(&cs);
+		cs.lazy = cs.durable;   /* the tick syncs (store.h) */
+		char **names = NULL;
+		const char *bad;
+		if (plugins && *plugins)
+			names = cli_names(plugins, &bad);
+		phase_opts_t o = {
+			.family = family, .id = id, .plugins = names, .dry_run = 0,
+			.reap_orphans = subreaper, .out = stdout, .waitmask = &waitmask,
+			.stop = &worker_stop,
+		};
+		int rc = phase_run(&cs, &o);
+		fflush(stdout);
+		store_sync(&cs);
+		_exit(rc);
 	}
 	close(p[1]);
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
@@ -170,10 +205,9 @@ worker_read(worker_t *w)
 static int
 run_phase(tick_t *t, const char *family, const char *cid, int cfd)
 {
-	char *argv[] = {"abx-hook", "-d", t->s->dir, "--family", (char *)family, (char *)cid, NULL};
 	int outfd, status = 0, sent = 0;
 	int64_t t0 = clock_mono();
-	pid_t pid = spawn(t, argv, cfd, cid, &outfd);
+	pid_t pid = spawn(t, family, cid, NULL, cfd, NULL, 0, &outfd);
 	worker_t w = {.outfd = outfd};
 	while (waitpid(pid, &status, WNOHANG) == 0) {
 		if (*t->signals > sent) {
@@ -528,20 +562,16 @@ refill(crawlrun_t *cr)
 		char *url = rec_str(&r, "url"), *plugins = rec_str(&r, "retry_plugins");
 		snprintf(w->url, sizeof w->url, "%s", url ? url : "");
 		w->depth = rec_int(&r, "depth", 0);
-		char *argv[8];
-		int k = 0;
-		argv[k++] = "abx-hook";
-		argv[k++] = "-d";
-		argv[k++] = s->dir;
-		if (plugins && *plugins) {
-			argv[k++] = "--plugins";
-			argv[k++] = plugins;
-		}
-		argv[k++] = w->id;
-		argv[k] = NULL;
 		w->lease_fd = fd;
 		w->started = clock_mono();
-		w->pid = spawn(t, argv, fd, w->id, &w->outfd);
+		int cl[3 * MAX_SLOTS], ncl = 0;
+		for (int k = 0; k < cr->nw; k++) {
+			cl[ncl++] = cr->w[k].lease_fd;
+			cl[ncl++] = cr->w[k].outfd;
+			cl[ncl++] = cr->w[k].pidfd;
+		}
+		cl[ncl++] = cr->cfd;
+		w->pid = spawn(t, "Snapshot", w->id, plugins, fd, cl, ncl, &w->outfd);
 		w->pidfd = syscall(SYS_pidfd_open, w->pid, 0);
 		cr->nw++;
 		if (t->verbose)

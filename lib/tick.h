@@ -4,10 +4,11 @@
  * tick_pass() repeats until nothing is due now, in ArchiveBox's order:
  *   1. schedules that are due enqueue a crawl each (schedule.h);
  *   2. a due crawl is claimed (flock lease, held by this process) and run:
- *        CrawlSetup hooks (abx-hook --family CrawlSetup), snapshots from the
- *        crawl's URLs if it has none yet, then its due snapshots, each run
- *        by a worker process (abx-hook, holding the snapshot's lease: the
- *        fd is passed down) up to CRAWL_MAX_CONCURRENT_SNAPSHOTS at once,
+ *        CrawlSetup hooks, snapshots from the crawl's URLs if it has none
+ *        yet, then its due snapshots, each run by a worker process (a fork
+ *        of the tick that runs phase_run() as abx-hook would, holding the
+ *        snapshot's lease: the fd is inherited, the claims of a refill are
+ *        one commit) up to CRAWL_MAX_CONCURRENT_SNAPSHOTS at once,
  *        refilled in (depth, created_at) order as slots free; when a worker
  *        ends, the tick counts the snapshot's size, discovers its outlinks
  *        (discover.h) and seals it; CrawlCleanup hooks; then the crawl is
@@ -43,7 +44,7 @@ typedef struct {
 	int verbose, dry, tty, color;
 	const char *only_crawl;
 	volatile sig_atomic_t *signals;  /* count of INT/TERM/HUP received */
-	char hook_bin[4096];             /* abx-hook beside this binary */
+	int tick_lock_fd;                /* not inherited by workers */
 	/* counters for the summary */
 	int crawls, snapshots, requeued, failed_workers, discovered;
 	int64_t started_us;

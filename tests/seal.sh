@@ -58,13 +58,13 @@ is "$(jq -r .id "$D/index.jsonl")" "$S" "the site index.jsonl lists it"
 cp "$SD/index.jsonl" "$T/index.jsonl.1"
 cp "$SD/index.json" "$T/index.json.1"
 jsize=$(wc -c <"$D/crawls/$C/snapshots.jsonl")
-ino=$(ls -i "$SD/index.jsonl" | awk '{print $1}')
+ino=$(stat -c %i "$SD/index.jsonl")
 rm "$SD/index.html"
 expect_exit 0 "sealing again" abx-seal -d "$D" "$S"
 ok "index.html is written again" test -s "$SD/index.html"
 ok "index.jsonl holds the same records" cmp -s "$SD/index.jsonl" "$T/index.jsonl.1"
 ok "index.json too" cmp -s "$SD/index.json" "$T/index.json.1"
-ok "index.jsonl was rewritten (a new file)" test "$(ls -i "$SD/index.jsonl" | awk '{print $1}')" != "$ino"
+ok "index.jsonl was rewritten (a new file)" test "$(stat -c %i "$SD/index.jsonl")" != "$ino"
 is "$(wc -c <"$D/crawls/$C/snapshots.jsonl" | tr -d ' ')" "$(echo "$jsize" | tr -d ' ')" "the journal did not change"
 is "$(abx-ls -d "$D" "$S" | jq -r .status)" sealed "the snapshot is still sealed"
 is "$(jq -r .id "$D/index.jsonl" | sort | uniq -d)" "" "the site index lists it once"

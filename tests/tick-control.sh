@@ -22,6 +22,7 @@ t0=$(date +%s.%N)
 expect_exit 0 "abx-ctl pause CRAWL" abx-ctl -d "$D" pause "$C"
 n0=$(starts slow)
 wait_exit "$tick" 15
+rc=$?
 is "$rc" 0 "the tick ends after the running snapshot (exit 0: it did work)"
 is "$(cat "$T/tick.err")" "" "quietly"
 is "$(awk -v t="$t0" '$1 == "start" && $5 > t + 1.0' "$T/slow.log")" "" "no snapshot started later than 1 s after the pause"
@@ -62,11 +63,12 @@ tick=$!
 two_long() { [ "$(starts long)" -ge 2 ]; }
 ok "two snapshots are running their 30 s hook" wait_for 30 two_long
 pids=$(hook_pids long)
-ok "their hook processes are alive" alive $pids
+ok "their hook processes are alive" alive "$pids"
 expect_exit 0 "abx-ctl cancel CRAWL" abx-ctl -d "$D2" cancel "$C2"
-gone() { ! alive $pids; }
+gone() { ! alive "$pids"; }
 ok "the running hooks are gone within 3 s" wait_for 3 gone
 wait_exit "$tick" 10
+rc=$?
 is "$rc" 0 "the tick ends (exit 0)"
 ok "long before the hooks' 30 s ($(( $(date +%s) - s0 )) s)" test $(( $(date +%s) - s0 )) -lt 20
 is "$(grep -c '^end' "$T/long.log")" 0 "no hook ran to completion"

@@ -20,10 +20,9 @@ is "$(ps -o pgid= -p "$tick" | tr -d ' ')" "$tick" "abx-tick leads its own proce
 # kill it once the depth-1 pages run and some of them are in flight
 in_flight() {
 	[ "$(nsnap "$D" sealed)" -ge 2 ] || return 1
-	for _s in $(awk '$1 == "start" { print $2 }' "$T/slow.log"); do
-		[ "$(abx-ls -d "$D" "$_s" | jq -r .status)" = started ] && return 0
-	done
-	return 1
+	awk '$1 == "start" { print $2 }' "$T/slow.log" | while read -r _s; do
+		[ "$(abx-ls -d "$D" "$_s" | jq -r .status)" = started ] && echo "$_s"
+	done | grep -q .
 }
 ok "the crawl is under way, snapshots in flight" wait_for 40 in_flight
 awk '$1 == "start" { print $2 }' "$T/slow.log" | sort >"$T/started"

@@ -18,8 +18,8 @@ for round in 1 2 3; do
 	a=$!
 	abx-tick -d "$D" >"$T/b.out" 2>"$T/b.err" &
 	b=$!
-	wait_exit "$a" 60; ra=$rc
-	wait_exit "$b" 60; rb=$rc
+	wait_exit "$a" 60; ra=$?
+	wait_exit "$b" 60; rb=$?
 	is "$(printf '%s\n' "$ra" "$rb" | sort -n | tr '\n' ' ')" "0 75 " "round $round: one tick works (0), the other exits 75"
 	is "$(cat "$T/a.err" "$T/b.err" "$T/a.out" "$T/b.out")" "" "round $round: both are quiet"
 done
@@ -47,6 +47,7 @@ expect_exit 75 "with -v too" abx-tick -d "$D" -v
 like "$(cat "$T/stderr")" "another abx-tick is running" "-v says why"
 expect_exit 1 "-n does not wait for the running tick, and leased work is not due" abx-tick -d "$D" -n
 wait_exit "$a" 30
+rc=$?
 is "$rc" 0 "the first tick finished"
 is "$(starts slow)" $((want + 1)) "and ran the new snapshot once"
 done_testing

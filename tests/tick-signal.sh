@@ -21,9 +21,10 @@ pids=$(hook_pids slow)
 flight=$(awk '$1 == "start" { print $2 }' "$T/slow.log" | sort)
 kill -TERM "$tick"
 wait_exit "$tick" 15
+rc=$?
 is "$rc" 143 "abx-tick exits 143 on SIGTERM"
 is "$(cat "$T/tick.err")" "" "without a word on stderr"
-gone() { ! alive $pids; }
+gone() { ! alive "$pids"; }
 ok "the hook processes are gone" gone
 is "$(grep -c '^end' "$T/slow.log")" 0 "no hook ran to completion"
 bad=""
@@ -78,6 +79,7 @@ ok "after a first SIGINT it is still running (in its grace)" alive "$spid"
 kill -INT "$tick"
 s0=$(date +%s)
 wait_exit "$tick" 10
+rc=$?
 is "$rc" 130 "a second SIGINT: abx-tick exits 130"
 ok "within 2 s" test $(( $(date +%s) - s0 )) -le 2
 sgone() { ! alive "$spid"; }

@@ -42,9 +42,9 @@ starts() { count_lines "$T/$1.log" '^start '; }
 # hook_pids NAME: the pids of the slow plugin's hooks that started
 hook_pids() { awk '$1 == "start" { print $4 }' "$T/$1.log"; }
 
-# alive PID...: true if any of the process groups led by PID has a process
+# alive "PID...": true if any of the process groups led by PID has a process
 alive() {
-	for _p in "$@"; do
+	for _p in $1; do
 		pgrep -g "$_p" >/dev/null 2>&1 && return 0
 	done
 	return 1
@@ -98,16 +98,15 @@ all_results_once() {
 	return $_bad
 }
 
-# wait_exit PID SECONDS: wait for a background child to end; its status is
-# in $rc (124 if it did not end in time; it is then left running)
+# wait_exit PID SECONDS: wait for a background child to end; returns its
+# exit status, or 124 if it did not end in time (it is then left running)
 wait_exit() {
 	_we_end=$(( $(date +%s) + $2 ))
 	while kill -0 "$1" 2>/dev/null; do
-		if [ "$(date +%s)" -ge "$_we_end" ]; then rc=124; return 1; fi
+		[ "$(date +%s)" -ge "$_we_end" ] && return 124
 		sleep 0.05
 	done
 	wait "$1"
-	rc=$?
 }
 
 # track_group PGID: a process group (a setsid'd abx-tick) to kill at exit
