@@ -5,9 +5,11 @@
 #      posix_spawns the same hook 1,000 times (and a shell loop);
 #   2. where that time goes, per snapshot, in a 1-slot run traced with
 #      perf's sched tracepoints (fork, exec, exit; no ptrace, no syscall
-#      tracing): the hook itself, abx-hook around it, the CrawlSetup and
-#      CrawlCleanup phases, and abx-tick's own bookkeeping; and how many
-#      processes are started per snapshot;
+#      tracing): the hook itself (fork to exit), the worker around it (a
+#      child of abx-tick that has the hook as its child: fork to exit,
+#      less the hook), the other children of abx-tick (CrawlSetup and
+#      CrawlCleanup phases), and abx-tick's own bookkeeping (the rest of
+#      its lifetime); and how many processes are started per snapshot;
 #   3. tick cost: a pass with 10 due snapshots among 100k sealed ones
 #      against a pass with the 10 alone.
 # The tools run from a copy of bin/ and share/ made at the start, so that
@@ -67,18 +69,18 @@ if command -v perf >/dev/null 2>&1 &&
 	}
 	END {
 		total = exitt[tick] - exect[tick]
-		for (p in parent) if (parent[p] == tick && file[p] == "abx-hook") worker[p] = 1
+		for (p in parent) if (parent[p] == tick) worker[p] = 1
 		for (p in parent) if (parent[p] in worker) { hooks[parent[p]] += exitt[p] - forkt[p]; nh[parent[p]]++ }
 		for (w in worker) {
 			life = exitt[w] - forkt[w]
 			if (nh[w]) { W += life; H += hooks[w]; ns++ } else { P += life; np++ }
 		}
 		own = total - W - P
-		printf "tick: split, 1 slot, %d snapshots (perf sched tracepoints): %.2f ms per snapshot = hook %.2f ms (%.0f%%) + abx-hook around it %.2f ms (%.0f%%) + abx-tick bookkeeping %.2f ms (%.0f%%) + %d CrawlSetup/Cleanup abx-hook runs %.2f ms (%.0f%%)\n",
+		printf "tick: split, 1 slot, %d snapshots (perf sched tracepoints): %.2f ms per snapshot = hook %.2f ms (%.0f%%) + the worker around it %.2f ms (%.0f%%) + abx-tick bookkeeping %.2f ms (%.0f%%) + %d other children of abx-tick (CrawlSetup/Cleanup phases) %.2f ms (%.0f%%)\n",
 			ns, total * 1e3 / ns, H * 1e3 / ns, 100 * H / total, (W - H) * 1e3 / ns, 100 * (W - H) / total,
 			own * 1e3 / ns, 100 * own / total, np, P * 1e3 / ns, 100 * P / total
-		printf "tick: processes per snapshot: %.2f execve, %.2f forks (abx-tick forks+execs abx-hook, which posix_spawns the hook); %d execve in all\n",
-			execs / ns, forks / ns, execs
+		printf "tick: processes per snapshot: %.2f execve, %.2f forks/spawns (%d execve, %d forks in all)\n",
+			execs / ns, forks / ns, execs, forks
 		if (ns != n) printf "tick: warning: %d snapshot workers seen, %d expected\n", ns, n
 	}'
 else

@@ -5,11 +5,15 @@
  *   wakebench [-r ROUNDS] [-w WARMUP] [-b BINDIR] [-s STAMP]
  *
  * Prints, as ratios of medians measured in the same rounds:
- *   1. wake-up: from the start of `abx-add -d DIR --plugins stamp URL` to
- *      the moment the hook starts under a running `abx-tick --daemon`,
- *      against the time from posix_spawn of that same hook (directly, by
- *      this program) to the moment it starts;
- *   2. the same from abx-add's exit (its commit done) to the hook's start.
+ *   1. wake-up: from the exit of `abx-add -d DIR --plugins stamp URL` (its
+ *      durable commit done) to the moment the hook starts under a running
+ *      `abx-tick --daemon`, against the time from posix_spawn of that same
+ *      hook (directly, by this program) to the moment it starts;
+ *   2. the same from abx-add's start: abx-add is itself a process spawn
+ *      and a durable commit, so this one cannot be below 2x.
+ * If the daemon does not run a crawl queued before it started within 10
+ * s, that is reported (MISSED) and the rounds measure a proxy instead: a
+ * one-shot abx-tick spawned as soon as abx-add exits; exit status 1.
  *
  * The hook is bench/stamp (libc only; symlinked as
  * plugins/stamp/on_Snapshot__10_stamp): it appends its start time
@@ -342,20 +346,28 @@ main(int argc, char **argv)
 		}
 	}
 	double mw = quantile(dw, rounds, 0.5), mx = quantile(dx, rounds, 0.5), md = quantile(dd, rounds, 0.5);
-	double *r1 = xcalloc(rounds, sizeof(double));
-	for (int i = 0; i < rounds; i++)
-		r1[i] = dw[i] / dd[i];
-	printf("daemon: %s, abx-add -> hook started under %s / direct spawn -> hook started: %.2fx "
-	       "(%.2f ms vs %.2f ms; per-round ratio median %.2fx, range %.2f-%.2fx, %d rounds)",
-	    proxy ? "PROXY for the wake-up" : "wake-up", proxy ? "a one-shot abx-tick spawned on abx-add's exit"
-	                                                   : "abx-tick --daemon",
-	    mw / md, mw * 1e3, md * 1e3, quantile(r1, rounds, 0.5), quantile(r1, rounds, 0),
+	double *r1 = xcalloc(rounds, sizeof(double)), *r2 = xcalloc(rounds, sizeof(double));
+	for (int i = 0; i < rounds; i++) {
+		r1[i] = dx[i] / dd[i];
+		r2[i] = dw[i] / dd[i];
+	}
+	const char *what = proxy ? "PROXY (no working daemon): a one-shot abx-tick spawned on abx-add's exit"
+	                         : "abx-tick --daemon";
+	printf("daemon: wake-up, abx-add's exit (its durable commit done) -> hook started under %s / "
+	       "direct spawn -> hook started: %.2fx (%.2f ms vs %.2f ms; per-round ratio median %.2fx, "
+	       "range %.2f-%.2fx, %d rounds)",
+	    what, mx / md, mx * 1e3, md * 1e3, quantile(r1, rounds, 0.5), quantile(r1, rounds, 0),
 	    quantile(r1, rounds, 1), rounds);
 	if (!proxy)
+		printf(" [target < 2.00x: %s]", mx / md < 2 ? "ok" : "MISSED");
+	printf("\ndaemon: the same from abx-add's start (abx-add is a process and a durable commit "
+	       "itself, %.2f ms): %.2fx (%.2f ms; per-round ratio median %.2fx, range %.2f-%.2fx)",
+	    (mw - mx) * 1e3, mw / md, mw * 1e3, quantile(r2, rounds, 0.5), quantile(r2, rounds, 0),
+	    quantile(r2, rounds, 1));
+	if (!proxy)
 		printf(" [target < 2.00x: %s]", mw / md < 2 ? "ok" : "MISSED");
-	printf("\ndaemon: of which after abx-add exited (its durable commit done): %.2f ms (%.2fx the "
-	       "direct spawn); abx-add itself %.2f ms (medians)\n",
-	    mx * 1e3, mx / md, (mw - mx) * 1e3);
+	printf("\n");
+	free(r2);
 	free(r1), free(dw), free(dx), free(dd);
 	free(plug), free(hook), free(data), free(sdir), free(cwd), free(file), free(pd);
 	free(add), free(tick);

@@ -225,7 +225,7 @@ main(int argc, char **argv)
 		buf_free(&o);
 		rec_free(&sr);
 		store_close(&s);
-		return 0;
+		goto out;
 	}
 	store_put(&s, &crawl);
 	for (size_t i = 0; i < e.n; i++) {
@@ -246,8 +246,9 @@ main(int argc, char **argv)
 	buf_t out = {0};
 	rec_line(&crawl, &out);
 	cli_out(out.p, out.len);
-
 	buf_free(&out);
+	store_close(&s);
+out:
 	buf_free(&urls);
 	buf_free(&cfg);
 	free(cid);
@@ -256,6 +257,5 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < e.n; i++)
 		free(e.v[i].url), free(e.v[i].title), free(e.v[i].tags);
 	free(e.v);
-	store_close(&s);
 	return 0;
 }

@@ -103,7 +103,7 @@ daemon_run(tick_t *t, double poll_flag, volatile sig_atomic_t *hup)
 			    strerror(inotifytools_error()), d.poll);
 	}
 	if (t->verbose)
-		info("daemon started on %s: %s, poll %.0f s, repair every %.0f s", s->dir,
+		info("daemon started on %s: %s, poll %g s, repair every %g s", s->dir,
 		    watching ? "inotify" : "polling", d.poll, d.repair);
 	maintain(t);
 	int64_t last_repair = clock_mono();
@@ -111,7 +111,7 @@ daemon_run(tick_t *t, double poll_flag, volatile sig_atomic_t *hup)
 		if (*hup) {
 			*hup = 0;
 			load_conf(t, &d, poll_flag, remote);
-			info("SIGHUP: abx.conf re-read (poll %.0f s, repair every %.0f s)", d.poll, d.repair);
+			info("SIGHUP: abx.conf re-read (poll %g s, repair every %g s)", d.poll, d.repair);
 		}
 		if (watching)
 			while (inotifytools_next_events(0, 1))

@@ -88,8 +88,15 @@ crawl_candidate(rec_t *r, void *arg)
 		conf_t c = {0};
 		conf_load_json(&c, cfg, CONF_CRAWL);
 		const char *v = conf_get(&c, "DELETE_AFTER");
-		if (v)
+		if (v) {
 			d = retention_parse(v);
+			if (d < 0) {
+				char *id = rec_str(r, "id");
+				warnx_("crawl %s: DELETE_AFTER=%s is not a duration of an hour or more "
+				       "(e.g. 30d, 12w, 1y); the crawl is kept", id ? id : "?", v);
+				free(id);
+			}
+		}
 		conf_free(&c);
 	}
 	if (d <= 0)
@@ -177,7 +184,8 @@ retention_run(store_t *s, int batch, int verbose)
 		free(sc.v);
 		return 0;
 	}
-	qsort(sc.v, sc.n, sizeof(cand_t), by_expiry);
+	if (sc.n)
+		qsort(sc.v, sc.n, sizeof(cand_t), by_expiry);
 	size_t removed = 0;
 	cand_t *gone = xcalloc(sc.n + 1, sizeof(cand_t));
 	for (size_t i = 0; i < sc.n && (int)removed < batch; i++) {

@@ -296,7 +296,8 @@ write_files(store_t *s, const rec_t *snap, const char *dir)
 	store_crawl_journal(cid, j, sizeof j);
 	rs.sid = sid;
 	store_each(s, j, sid, collect_result, &rs);
-	qsort(rs.v, rs.n, sizeof(rec_t), by_start);
+	if (rs.n)
+		qsort(rs.v, rs.n, sizeof(rec_t), by_start);
 	store_each(s, "binaries.jsonl", NULL, collect_all, &bins);
 
 	buf_t b = {0};
@@ -621,7 +622,8 @@ seal_site_index(store_t *s)
 {
 	recs_t all = {0};
 	store_each(s, "index.jsonl", NULL, collect_all, &all);
-	qsort(all.v, all.n, sizeof(rec_t), by_bookmarked_desc);
+	if (all.n)
+		qsort(all.v, all.n, sizeof(rec_t), by_bookmarked_desc);
 	buf_t b = {0};
 	buf_addf(&b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
 	             "content=\"width=device-width,initial-scale=1\"><title>abx archive</title><style>%s</style>"

@@ -51,6 +51,7 @@
 #define ABX_STORE_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include "buf.h"
 #include "clock.h"
 #include "ids.h"

@@ -88,10 +88,13 @@ ok "after SIGHUP new work still starts at once" wait_for 3 ran "$S2"
 # --- killed worker: the daemon's own abx-hook killed with SIGKILL --------
 S3=$(add slow http://127.0.0.1:1/worker-killed)
 ok "a slow hook starts" wait_for 5 ran "$S3"
-W=$(pgrep -P "$DPID" -x abx-hook)
-ok "the daemon's worker (abx-hook) is found" test -n "$W"
+# the worker is the hook's parent, a child of the daemon
+H3=$(hookpid "$S3")
+W=$(awk '{ print $4 }' "/proc/$H3/stat" 2>/dev/null)
+ok "the daemon's worker is found (the hook's parent, a child of the daemon)" \
+	test -n "$W" -a "$(awk '{ print $4 }' "/proc/${W:-0}/stat" 2>/dev/null)" = "$DPID"
 [ -n "$W" ] && kill -9 "$W"
-kill -9 "-$(hookpid "$S3")" 2>/dev/null   # its orphaned hook, as a crash would leave it
+kill -9 "-$H3" 2>/dev/null   # its orphaned hook, as a crash would leave it
 ok "the snapshot of the killed worker is requeued, not sealed" wait_for 5 sh -c \
 	"abx-ls -d '$D' --jsonl '$S3' | jq -e '.status == \"queued\" and .retry_at != null and .num_uses_failed == 1' >/dev/null"
 ok "the daemon survives its worker's death" kill -0 "$DPID"
