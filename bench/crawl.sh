@@ -4,7 +4,7 @@
 # the same start URL to the same depth (-l DEPTH --no-parent, into a temp
 # dir).  Every response is delayed by 50 ms (tests/httpd.py --latency-ms),
 # so abx's advantage can only come from running snapshots concurrently
-# (CRAWL_MAX_CONCURRENT_SNAPSHOTS: 4 by default; 8 and 16 show scaling).
+# (CRAWL_MAX_CONCURRENT_SNAPSHOTS: 4 by default; 16 shows scaling).
 #
 # The site: tests/httpd.py --root serving 500 static pages written here:
 # index.html links 20 sections, each section about 24 leaves (and back),
@@ -15,23 +15,19 @@
 # in a fresh data dir per variant; a figure is the median over the rounds
 # of the wall time.  A variant whose snapshot count differs from the number
 # of pages wget saved is reported as INVALID rather than as a speed.
-#
-# If the plain variant finds no outlinks (parse_html_urls ran before the
-# background wget hook took its lock on wget/, so it saw no page), the
-# scaling runs add a bench-only "gate" plugin between the two
-# (on_Snapshot__07_gate.sh: waits until the wget hook holds that lock, as
-# /proc/locks shows, or has finished), which gives the order the plugins
-# intend; the lines say so.
+# Each abx line also gives the CPU time (user + system) of the crawl's
+# processes per snapshot: with 2 CPUs a crawl cannot be faster than half
+# its CPU time, whatever the concurrency.  The tools run from a copy of
+# bin/ and share/ made at the start.
 #
 # Environment: ABX_BENCH_CRAWL_ROUNDS (default 2), ABX_BENCH_CRAWL_PAGES
-# (default 500), ABX_BENCH_CRAWL_SLOTS (default "4 8 16").
+# (default 500), ABX_BENCH_CRAWL_SLOTS (default "4 16").
 LC_ALL=C
 export LC_ALL
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
-bin=$top/bin
 rounds=${ABX_BENCH_CRAWL_ROUNDS:-2}
 pages=${ABX_BENCH_CRAWL_PAGES:-500}
-slots=${ABX_BENCH_CRAWL_SLOTS:-4 8 16}
+slots=${ABX_BENCH_CRAWL_SLOTS:-4 16}
 latency=50
 sections=20
 depth=2
@@ -43,8 +39,8 @@ for t in python3 wget; do
 	}
 done
 for t in abx-add abx-tick abx-hook; do
-	[ -x "$bin/$t" ] || {
-		echo "crawl: error: $bin/$t is not built (run make)" >&2
+	[ -x "$top/bin/$t" ] || {
+		echo "crawl: error: $top/bin/$t is not built (run make)" >&2
 		exit 69
 	}
 done
@@ -57,10 +53,12 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-unset ABX_DIR ABX_SYNC
+unset ABX_DIR ABX_SYNC ABX_PLUGINS_DIR
 
 # -- the site
-mkdir "$tmp/site" "$tmp/plugins" || exit 73
+mkdir "$tmp/site" "$tmp/tree" || exit 73
+cp -R "$top/bin" "$top/share" "$tmp/tree/" || exit 73
+bin=$tmp/tree/bin
 python3 - "$tmp/site" "$pages" "$sections" <<'EOF' || exit 70
 import os, sys
 root, n, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -82,31 +80,6 @@ for i in range(secs):
                                                                  ("index.html", "home")]))
 EOF
 
-# -- the gate plugin (used only if the plain variant finds no outlinks)
-mkdir -p "$tmp/plugins/gate"
-cat >"$tmp/plugins/gate/on_Snapshot__07_gate.sh" <<'EOF'
-#!/bin/sh
-# bench-only: wait (up to 10 s) until the wget hook holds its exclusive
-# flock on ../wget (seen in /proc/locks: taking a lock here could make that
-# hook's flock -n fail) or has printed its result, so that parse_html_urls,
-# which waits for that lock, reads what wget saved.
-ino=$(stat -c %i ../wget) || exit 0
-i=0
-while [ "$i" -lt 2000 ]; do
-	grep -v -- '->' /proc/locks |
-		grep -Eq " FLOCK +ADVISORY +WRITE +[0-9]+ +[0-9a-f]+:[0-9a-f]+:$ino " && exit 0
-	for f in ../wget/*.stdout.log; do
-		[ -s "$f" ] && exit 0
-	done
-	sleep 0.005
-	i=$((i + 1))
-done
-exit 0
-EOF
-chmod +x "$tmp/plugins/gate/on_Snapshot__07_gate.sh"
-ABX_PLUGINS_DIR=$tmp/plugins
-export ABX_PLUGINS_DIR
-
 # -- the server
 python3 "$top/tests/httpd.py" --port-file "$tmp/port" --root "$tmp/site" \
 	--latency-ms "$latency" --log "$tmp/requests.log" &
@@ -123,59 +96,58 @@ done
 url=http://127.0.0.1:$(cat "$tmp/port")/index.html
 
 now() { date +%s.%N; }
+# cpu: set $cpuv to the user + system seconds of this shell's waited-for
+# children so far (times must run in this shell, not in a subshell)
+cpu() {
+	times >"$tmp/times"
+	cpuv=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); sub(/s$/, "", a[2]); t += a[1] * 60 + a[2] } print t + 0 }' "$tmp/times")
+}
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # run_wget ROUND: time and pages saved, into $tmp/res
 run_wget() {
 	: >"$tmp/requests.log"
+	cpu
+	c0=$cpuv
 	s=$(now)
 	wget -r -l "$depth" --no-parent -q -P "$tmp/wget.$1" "$url"
 	e=$(now)
+	cpu
+	c1=$cpuv
 	n=$(find "$tmp/wget.$1" -name '*.html' | wc -l | tr -d ' ')
-	echo "wget $(elapsed "$s" "$e") $n $(wc -l <"$tmp/requests.log" | tr -d ' ')" >>"$tmp/res"
+	echo "wget $(elapsed "$s" "$e") $n $(wc -l <"$tmp/requests.log" | tr -d ' ') $(elapsed "$c0" "$c1")" >>"$tmp/res"
 }
 
 # run_abx ROUND NAME SLOTS PLUGINS
 run_abx() {
 	d=$tmp/abx.$1.$2
 	: >"$tmp/requests.log"
+	cpu
+	c0=$cpuv
 	s=$(now)
 	"$bin/abx-add" -d "$d" --depth "$depth" --plugins "$4" \
 		--config "CRAWL_MAX_CONCURRENT_SNAPSHOTS=$3" "$url" >/dev/null || return 1
 	"$bin/abx-tick" -d "$d" >/dev/null
 	rc=$?
 	e=$(now)
+	cpu
+	c1=$cpuv
 	[ "$rc" -eq 0 ] || echo "crawl: warning: abx-tick exited $rc ($2)" >&2
 	n=$(wc -l <"$d/index.jsonl" | tr -d ' ')
-	echo "$2 $(elapsed "$s" "$e") $n $(wc -l <"$tmp/requests.log" | tr -d ' ')" >>"$tmp/res"
-	echo "$n"
+	echo "$2 $(elapsed "$s" "$e") $n $(wc -l <"$tmp/requests.log" | tr -d ' ') $(elapsed "$c0" "$c1")" >>"$tmp/res"
 }
 
-plain=wget,parse_html_urls
-gated=wget,gate,parse_html_urls
+plugins=wget,parse_html_urls
 echo "crawl: $pages-page site (tests/httpd.py --root, $latency ms per response), start $url, depth $depth; $rounds rounds"
 : >"$tmp/res"
-scal=
 r=0
 while [ "$r" -lt "$rounds" ]; do
-	if [ $((r % 2)) -eq 0 ]; then
-		run_wget "$r"
-	fi
-	n=$(run_abx "$r" plain4 4 "$plain")
-	if [ -z "$scal" ]; then
-		if [ "$n" = "$pages" ]; then scal=plain; else scal=gated; fi
-	fi
+	[ $((r % 2)) -eq 0 ] && run_wget "$r"
 	for c in $slots; do
-		if [ "$scal" = plain ]; then
-			[ "$c" = 4 ] || run_abx "$r" "plain$c" "$c" "$plain" >/dev/null
-		else
-			run_abx "$r" "gated$c" "$c" "$gated" >/dev/null
-		fi
+		run_abx "$r" "abx$c" "$c" "$plugins"
 	done
-	if [ $((r % 2)) -eq 1 ]; then
-		run_wget "$r"
-	fi
+	[ $((r % 2)) -eq 1 ] && run_wget "$r"
 	r=$((r + 1))
 done
 
@@ -183,28 +155,25 @@ done
 tw=$(awk '$1 == "wget" { print $2 }' "$tmp/res" | median)
 pw=$(awk '$1 == "wget" { print $3 }' "$tmp/res" | sort -n | head -n 1)
 rw=$(awk '$1 == "wget" { print $4 }' "$tmp/res" | sort -n | head -n 1)
+cw=$(awk '$1 == "wget" { print $5 / $3 * 1000 }' "$tmp/res" | median)
+ncpu=$(nproc 2>/dev/null || echo 1)
 report() {
 	ta=$(awk -v k="$1" '$1 == k { print $2 }' "$tmp/res" | median)
 	[ -n "$ta" ] || return 0
 	na=$(awk -v k="$1" '$1 == k { print $3 }' "$tmp/res" | sort -n | uniq | tr '\n' '/' | sed 's,/$,,')
 	ra=$(awk -v k="$1" '$1 == k { print $4 }' "$tmp/res" | sort -n | head -n 1)
+	ca=$(awk -v k="$1" '$1 == k { print $5 / $3 * 1000 }' "$tmp/res" | median)
 	line=$(awk -v a="$ta" -v w="$tw" 'BEGIN { printf "%.2fx (%.2f s vs %.2f s)", w / a, a, w }')
 	ok=$(awk -v a="$ta" -v w="$tw" 'BEGIN { print (w / a >= 3) ? "ok" : "MISSED" }')
 	if [ "$na" != "$pw" ]; then
 		echo "crawl: $2: INVALID, $na snapshots sealed vs $pw pages wget saved (time $line)${3:+ [target >= 3x: MISSED]}"
 	else
-		echo "crawl: $2 vs wget -r: $line faster; $na snapshots = $pw pages; $ra vs $rw requests${3:+ [target >= 3x: $ok]}"
+		fl=$(awk -v c="$ca" -v n="$na" -v p="$ncpu" 'BEGIN { printf "%.1f", c * n / 1000 / p }')
+		echo "crawl: $2, wget -r / abx: $line; $na snapshots = $pw pages; $ra vs $rw requests; CPU $(printf %.0f "$ca") ms per snapshot (so >= $fl s on $ncpu CPUs)${3:+ [target >= 3x: $ok]}"
 	fi
 }
-report plain4 "abx-tick --plugins $plain, 4 slots (default)" target
+echo "crawl: wget -r: $pw pages, $rw requests, CPU $(printf %.1f "$cw") ms per page"
+report abx4 "abx-tick --plugins $plugins, 4 slots (default)" target
 for c in $slots; do
-	[ "$scal" = plain ] && [ "$c" = 4 ] && continue
-	if [ "$scal" = plain ]; then
-		report "plain$c" "abx-tick --plugins $plain, $c slots"
-	else
-		report "gated$c" "abx-tick --plugins $gated (bench-only gate: parse_html_urls after wget), $c slots"
-	fi
+	[ "$c" = 4 ] || report "abx$c" "abx-tick --plugins $plugins, $c slots"
 done
-if [ "$scal" = gated ]; then
-	echo "crawl: note: with --plugins $plain, parse_html_urls found no page to parse: it starts right after the background wget hook is spawned and takes the shared lock on wget/ before that hook's hook_lock_cwd takes the exclusive one"
-fi

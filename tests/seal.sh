@@ -121,6 +121,17 @@ is "$(bsdtar -tf "$T/crawl.tar.gz" | grep -v '/$' | LC_ALL=C sort)" "$(cat "$T/f
 	"it lists the crawl's journal and both snapshots' files"
 expect_exit 73 "an unknown suffix exits 73" abx-seal -d "$D" --pack "$T/snap.rar" "$S"
 
+# --- --index rebuilds the site index (a hint)
+rm "$D/index.html"
+expect_exit 0 "abx-seal --index" abx-seal -d "$D" --index
+for s in "$S" "$S2"; do
+	ok "the rebuilt index.html links $s" grep -qF "href=\"crawls/$C/$s/index.html\"" "$D/index.html"
+done
+E=$T/empty
+abx-add -d "$E" "$BASE/site/" >/dev/null
+expect_exit 0 "abx-seal --index with no sealed snapshot yet" abx-seal -d "$E" --index
+like "$(cat "$E/index.html")" "0 snapshots" "writes an empty listing"
+
 # --- usage and bad operands
 expect_exit 65 "not an id: 65" abx-seal -d "$D" nonsense
 expect_exit 65 "an unknown id: 65" abx-seal -d "$D" 01234567-89ab-7cde-8f01-23456789abcd
