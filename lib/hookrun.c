@@ -129,7 +129,7 @@ proc_starttime(pid_t pid)
 		return -1;
 	/* fields after comm: state(3) ... starttime(22) */
 	int field = 2;
-	for (p++; *p && field < 21; p++)
+	for (p++; *p && field < 22; p++)
 		if (*p == ' ')
 			field++;
 	return strtoll(p, NULL, 10);

@@ -54,7 +54,7 @@ mime_of(const char *name, char ext[16])
 static int
 artefact(const char *name)
 {
-	static const char *ends[] = {".stdout.log", ".stderr.log", ".daemon.json", NULL};
+	static const char *ends[] = {".stdout.log", ".stderr.log", ".daemon.json", ".pid", NULL};
 	if (strncmp(name, "on_", 3) != 0)
 		return 0;
 	size_t n = strlen(name);

@@ -2,6 +2,7 @@
  * phase.c — see phase.h.  Sections: the target (records, dirs, config),
  * binaries, starting a hook, recording a finished hook, waiting, the phase.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "binary.h"
@@ -298,9 +300,101 @@ prepare_run(phase_t *ph, run_t *r, const char *rel)
 	return r->outfd < 0 || r->errfd < 0 ? -1 : 0;
 }
 
+/*
+ * "<hook>.pid" in the hook's cwd holds "PID STARTTIME" while it runs, as
+ * ArchiveBox's runtime writes one.  A worker killed with kill -9 leaves its
+ * hooks running (each is its own session); the next phase on that snapshot
+ * or crawl finds their pid files and kills those groups first
+ * (kill_leftovers), so a rerun never races an orphan of the last run.
+ */
+static void
+pidfile_write(run_t *r)
+{
+	char name[300], line[64];
+	snprintf(name, sizeof name, "%s.pid", r->h->stem);
+	int n = snprintf(line, sizeof line, "%ld %lld\n", (long)r->p.pid, proc_starttime(r->p.pid));
+	int fd = openat(r->cwdfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		if (write(fd, line, n) != n) {
+			/* a missing pid file only weakens orphan cleanup */
+		}
+		close(fd);
+	}
+}
+
+static void
+kill_leftover(int dfd, const char *name)
+{
+	char buf[64];
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n > 0) {
+		buf[n] = 0;
+		long pid = 0;
+		long long st = -1;
+		if (sscanf(buf, "%ld %lld", &pid, &st) == 2 && pid > 1 && st > 0 &&
+		    proc_starttime(pid) == st) {
+			warnx_("killing hook process group %ld left running by an earlier worker", pid);
+			killpg(pid, SIGKILL);
+			kill(pid, SIGKILL);
+			/* not our children: wait (2 s at most) until they are gone,
+			 * so that what they held (files, locks) is free again */
+			for (int i = 0; i < 200 && proc_starttime(pid) == st; i++) {
+				struct timespec ts = {0, 10 * 1000000};
+				nanosleep(&ts, NULL);
+			}
+			for (int i = 0; i < 200 && killpg(pid, 0) == 0; i++) {
+				struct timespec ts = {0, 10 * 1000000};
+				nanosleep(&ts, NULL);
+			}
+		}
+	}
+	unlinkat(dfd, name, 0);
+}
+
+static void
+kill_leftovers(phase_t *ph)
+{
+	int bfd = fs_opendir(ph->s->dfd, ph->base_rel);
+	DIR *d = bfd >= 0 ? fdopendir(bfd) : NULL;
+	if (!d) {
+		if (bfd >= 0)
+			close(bfd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!name_valid(e->d_name))
+			continue;
+		int pfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *pd = pfd >= 0 ? fdopendir(pfd) : NULL;
+		if (!pd) {
+			if (pfd >= 0)
+				close(pfd);
+			continue;
+		}
+		struct dirent *f;
+		while ((f = readdir(pd))) {
+			size_t l = strlen(f->d_name);
+			if (l > 4 && strcmp(f->d_name + l - 4, ".pid") == 0 && strncmp(f->d_name, "on_", 3) == 0)
+				kill_leftover(dirfd(pd), f->d_name);
+		}
+		closedir(pd);
+	}
+	closedir(d);
+}
+
 static void
 release_run(run_t *r)
 {
+	if (r->cwdfd >= 0 && r->h && r->started && !r->spawn_err && r->p.state != PROC_DETACHED) {
+		char name[300];
+		snprintf(name, sizeof name, "%s.pid", r->h->stem);
+		unlinkat(r->cwdfd, name, 0);
+	}
 	if (r->cwdfd >= 0)
 		close(r->cwdfd);
 	if (r->outfd >= 0)
@@ -360,6 +454,8 @@ spawn_run(phase_t *ph, run_t *r, conf_t *pc, long timeout)
 	r->started = 1;
 	r->spawn_err = proc_spawn(&r->p, &sp, timeout);
 	conf_envp_free(envp);
+	if (!r->spawn_err)
+		pidfile_write(r);
 	progress_note(r->h->stem);
 }
 
@@ -1032,6 +1128,8 @@ phase_run(store_t *s, const phase_opts_t *o)
 		store_crawl_journal(ph.crawl_id, j, sizeof j);
 		store_each(s, j, ph.snap_id, load_prior, &ph);
 	}
+	if (!setup)
+		kill_leftovers(&ph);   /* CrawlSetup daemons are expected to run on */
 	resolve_binaries(&ph);
 	ph.runs = xcalloc(ph.nhooks, sizeof(run_t));
 	ph.max_size = parse_size(conf_get(&ph.conf, "SNAPSHOT_MAX_SIZE"));

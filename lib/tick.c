@@ -425,7 +425,9 @@ finish(crawlrun_t *cr, worker_t *w, int status)
 			/* ArchiveBox: the work is redone after resume */
 			claim_release(s, w->id, 0);
 		} else if (record_is_final(&r) && rec_isnull(&r, "retry_at")) {
-			/* cancelled meanwhile: it stays sealed */
+			/* cancelled meanwhile: it stays sealed, with index files
+			 * for what its hooks recorded */
+			seal_snapshot(s, w->id, NULL);
 			if (t->verbose)
 				info("snapshot %s was cancelled", w->id);
 		} else if (code != 0 && code != 1) {

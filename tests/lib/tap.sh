@@ -18,8 +18,10 @@ unset ABX_DIR ABX_NOW ABX_TEST_FAULT ABX_PLUGINS_DIR
 _n=0
 _failed=0
 cleanup() {
-	# kill anything a test left in the background
-	jobs -p | xargs -r kill -9 2>/dev/null
+	# kill anything a test left in the background (jobs must run in this
+	# shell, not in a pipeline's subshell, to see the jobs)
+	jobs -p >"$T/.jobs" 2>/dev/null
+	xargs -r kill -9 <"$T/.jobs" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT

@@ -19,6 +19,10 @@ slow_plugin() {
 	cat >"$T/plugins/$1/on_Snapshot__50_sleep.sh" <<EOF
 #!/bin/sh
 ctx=\$(printf '%s' "\${EXTRA_CONTEXT:-null}" | jq -r '"\\(.snapshot_id) \\(.snapshot_depth)"')
+# a lock in the hook's own directory: held while this run lives, so a second
+# run of the hook on the same snapshot while the first still runs is seen
+exec 9>>.running
+flock -n 9 || echo "overlap \$ctx \$\$ \$(date +%s.%N)" >>"$T/$1.log"
 echo "start \$ctx \$\$ \$(date +%s.%N)" >>"$T/$1.log"
 s=\$(cat "$T/$1.s" 2>/dev/null || echo 1)
 sleep "\$s"
