@@ -11,7 +11,9 @@
  * CMD; release the lease when CMD exits (unless CMD moved the item on, e.g.
  * sealed it), and exit with CMD's status.  If abx-claim itself is killed,
  * CMD keeps the lease: the kernel frees it only when the last holder dies.
- * --test ID exits 0 if ID is leased, 1 if not.
+ * --test ID exits 0 if ID is leased, 1 if not.  -n COUNT takes time leases
+ * on up to COUNT due items with one durable commit (a group commit) and
+ * prints their records.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,6 +35,7 @@
 
 static const char usage[] =
     "abx-claim [-v] [-d DIR] [-k crawl|snapshot|binary] [-l SECONDS] [-i ID] [CMD [ARG...]]\n"
+    "       abx-claim [-d DIR] [-k crawl|snapshot|binary] [-l SECONDS] -n COUNT\n"
     "       abx-claim [-d DIR] [-l SECONDS] --renew ID | --release ID | --test ID";
 
 static volatile sig_atomic_t forward_sig;
@@ -131,12 +134,22 @@ main(int argc, char **argv)
 		{"test", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *kind = "snapshot", *id = NULL, *op_id = NULL;
-	int op = 0, c;
+	int op = 0, c, count = 0;
 	double lease = 60;
 	err_init(argv[0]);
 	/* '+': options stop at CMD, as in flock(1) */
-	while ((c = getopt_long(argc, argv, "+d:k:l:i:hv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:k:l:i:n:hv", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || v > 100000) {
+				warnx_("-n wants a count from 1 to 100000: %s", optarg);
+				cli_usage(usage);
+			}
+			count = v;
+			break;
+		}
 		case 'd': dir = optarg; break;
 		case 'k': kind = optarg; break;
 		case 'i': id = optarg; break;
@@ -165,7 +178,7 @@ main(int argc, char **argv)
 		warnx_("-k wants crawl, snapshot or binary: %s", kind);
 		cli_usage(usage);
 	}
-	if (op && (id || optind < argc))
+	if ((op && (id || optind < argc)) || (count && (op || id || optind < argc)))
 		cli_usage(usage);
 	const char *check = op ? op_id : id;
 	if (check && !id_valid(check))
@@ -184,6 +197,21 @@ main(int argc, char **argv)
 			warnx_("%s carries no lease", op_id);
 	} else if (op == 'T') {
 		rc = claim_leased(&s, op_id) ? 0 : 1;
+	} else if (count) {
+		claim_opts_t o = {lease_us, 0, 0};
+		rec_t *v = xcalloc(count, sizeof(rec_t));
+		int *fds = xcalloc(count, sizeof(int));
+		int got = claim_next_batch(&s, type, NULL, &o, count, v, fds);
+		for (int i = 0; i < got; i++) {
+			buf_t b = {0};
+			rec_line(&v[i], &b);
+			cli_out(b.p, b.len);
+			buf_free(&b);
+			rec_free(&v[i]);
+		}
+		free(v);
+		free(fds);
+		rc = got ? 0 : 1;
 	} else {
 		claim_opts_t o = {lease_us, optind < argc, id != NULL};
 		rec_t r;

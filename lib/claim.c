@@ -166,6 +166,47 @@ claim_next(store_t *s, const char *type, const char *crawl_id, const claim_opts_
 }
 
 int
+claim_next_batch(store_t *s, const char *type, const char *crawl_id, const claim_opts_t *o, int max,
+    rec_t *out, int *fds)
+{
+	store_lock(s);
+	int64_t now = clock_now();
+	char (*skip)[ID_LEN + 1] = NULL;
+	size_t nskip = 0;
+	int got = 0;
+	while (got < max) {
+		const ient_t *e = store_next_due(s, type, crawl_id, now, skip, nskip);
+		if (!e)
+			break;
+		char id[ID_LEN + 1];
+		memcpy(id, e->id, ID_LEN + 1);
+		skip = xrealloc(skip, (nskip + 1) * sizeof *skip);
+		memcpy(skip[nskip++], id, ID_LEN + 1);
+		int fd = -1;
+		if (lease_take(s, id, o->hold ? &fd : NULL) != LEASE_TAKEN)
+			continue;
+		if (take_staged(s, id, o, now, &out[got]) != CLAIM_OK) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		fds[got++] = fd;
+	}
+	free(skip);
+	store_commit(s);   /* one sync for the batch */
+	for (int i = 0; i < got; i++)
+		if (fds[i] >= 0) {
+			buf_t l = {0};
+			buf_adds(&l, rec_raw(&out[i], "lease"));
+			buf_addc(&l, '\n');
+			lease_note(fds[i], l.p);
+			buf_free(&l);
+		}
+	store_unlock(s);
+	return got;
+}
+
+int
 claim_id(store_t *s, const char *id, const claim_opts_t *o, rec_t *out, int *fdp)
 {
 	store_lock(s);

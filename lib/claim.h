@@ -52,6 +52,11 @@ int claim_id(store_t *s, const char *id, const claim_opts_t *o, rec_t *out, int 
 int claim_ids(store_t *s, char (*ids)[ID_LEN + 1], size_t nids, const claim_opts_t *o, int max,
     rec_t *out, int *fds);
 
+/* The next max due items (claim_next's order) with one durable commit:
+ * abx-claim -n; returns how many. */
+int claim_next_batch(store_t *s, const char *type, const char *crawl_id, const claim_opts_t *o, int max,
+    rec_t *out, int *fds);
+
 /* Extend the lease of id to now + lease_us (never un-pauses). 0, or 1 if
  * id carries no lease. */
 int claim_renew(store_t *s, const char *id, int64_t lease_us);
