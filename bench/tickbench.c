@@ -53,6 +53,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -324,7 +325,49 @@ shell_loop(const char *hook, long n)
 	return secs;
 }
 
-enum { O_FLOOR, O_TICK4, O_TICK1, O_SHELL, NOV };
+/* Create n empty files in a new dir (kept until the end: deleting them
+ * would slow every later creation on a journal-less ext4). */
+static double
+create_loop(const char *dir, long n)
+{
+	if (mkdir(dir, 0755) < 0)
+		diesys(EX_CANTCREAT_, "unable to create %s", dir);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	double t0 = mono_s();
+	for (long i = 0; i < n; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "f%ld", i);
+		int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			diesys(EX_CANTCREAT_, "unable to create %s/%s", dir, name);
+		close(fd);
+	}
+	double t = mono_s() - t0;
+	close(dfd);
+	return t;
+}
+
+static long nentries;
+
+static int
+count_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path, (void)st, (void)flag, (void)ftw;
+	nentries++;
+	return 0;
+}
+
+/* Files and dirs under dir (dir itself not counted). */
+static long
+count_tree(const char *dir)
+{
+	nentries = 0;
+	if (nftw(dir, count_entry, 16, FTW_PHYS) < 0)
+		diesys(EX_SOFT_, "unable to walk %s", dir);
+	return nentries - 1;
+}
+
+enum { O_FLOOR, O_TICK4, O_TICK1, O_SHELL, O_CREATE, NOV };
 
 static void
 overhead(long n, int rounds)
@@ -332,14 +375,18 @@ overhead(long n, int rounds)
 	char *hook = setup_common(n, "urls");
 	char *urls = xasprintf("%s/urls", tmproot);
 	double *t[NOV];
+	long before = 0, after = 0;
 	for (int i = 0; i < NOV; i++)
 		t[i] = xcalloc(rounds, sizeof(double));
 	printf("tick: overhead: %ld snapshots (1 crawl, depth 0, 1 abx-add, 1 noop sh hook each), "
 	       "durable commits, %d rounds, in %s\n", n, rounds, tmproot);
 	for (int r = 0; r < rounds; r++) {
 		char *d4 = xasprintf("%s/r%d-c4", tmproot, r), *d1 = xasprintf("%s/r%d-c1", tmproot, r);
+		char *dc = xasprintf("%s/r%d-files", tmproot, r);
 		add_crawl(d4, urls, NULL);
 		add_crawl(d1, urls, "CRAWL_MAX_CONCURRENT_SNAPSHOTS=1");
+		if (r == 0)
+			before = count_tree(d4);
 		for (int j = 0; j < NOV; j++) {
 			int v = r % 2 ? NOV - 1 - j : j;
 			check_stop();
@@ -348,12 +395,15 @@ overhead(long n, int rounds)
 			case O_SHELL: t[v][r] = shell_loop(hook, n); break;
 			case O_TICK4: t[v][r] = tick(d4, NULL); break;
 			case O_TICK1: t[v][r] = tick(d1, NULL); break;
+			case O_CREATE: t[v][r] = create_loop(dc, n); break;
 			}
 		}
 		long s4 = sealed_lines(d4), s1 = sealed_lines(d1);
 		if (s4 != n || s1 != n)
 			die(EX_SOFT_, "round %d: %ld and %ld snapshots sealed, expected %ld", r, s4, s1, n);
-		free(d4), free(d1);
+		if (r == 0)
+			after = count_tree(d4);
+		free(d4), free(d1), free(dc);
 	}
 	double ms = 1e3 / n;
 	ratio_line("overhead per snapshot, abx-tick (4 slots, default) / C spawn loop", t[O_TICK4],
@@ -362,6 +412,10 @@ overhead(long n, int rounds)
 	    rounds, ms, "ms", 0);
 	ratio_line("shell spawn loop / C spawn loop (reference)", t[O_SHELL], t[O_FLOOR], rounds, ms,
 	    "ms", 0);
+	ratio_line("creating an empty file (open O_CREAT|O_EXCL + close) / C spawn loop", t[O_CREATE],
+	    t[O_FLOOR], rounds, ms, "ms", 0);
+	printf("tick: files and dirs a snapshot leaves in the data dir: %.1f (each one an inode created)\n",
+	    (double)(after - before) / n);
 	for (int i = 0; i < NOV; i++)
 		free(t[i]);
 	free(hook), free(urls);

@@ -174,12 +174,22 @@ claim_next_batch(store_t *s, const char *type, const char *crawl_id, const claim
 	char (*skip)[ID_LEN + 1] = NULL;
 	size_t nskip = 0;
 	int got = 0;
+	/* one pass picks the candidates; a rescan only if some were busy */
+	const ient_t **first = xmalloc(sizeof *first * (max + 1));
+	char (*cand)[ID_LEN + 1] = xmalloc(sizeof *cand * (max + 1));
+	size_t ncand = store_first_due(s, type, crawl_id, now, first, max), ci = 0;
+	for (size_t k = 0; k < ncand; k++)
+		memcpy(cand[k], first[k]->id, ID_LEN + 1);
 	while (got < max) {
-		const ient_t *e = store_next_due(s, type, crawl_id, now, skip, nskip);
-		if (!e)
-			break;
 		char id[ID_LEN + 1];
-		memcpy(id, e->id, ID_LEN + 1);
+		if (ci < ncand) {
+			memcpy(id, cand[ci++], ID_LEN + 1);
+		} else {
+			const ient_t *e = store_next_due(s, type, crawl_id, now, skip, nskip);
+			if (!e)
+				break;
+			memcpy(id, e->id, ID_LEN + 1);
+		}
 		skip = xrealloc(skip, (nskip + 1) * sizeof *skip);
 		memcpy(skip[nskip++], id, ID_LEN + 1);
 		int fd = -1;
@@ -193,6 +203,8 @@ claim_next_batch(store_t *s, const char *type, const char *crawl_id, const claim
 		fds[got++] = fd;
 	}
 	free(skip);
+	free(first);
+	free(cand);
 	store_commit(s);   /* one sync for the batch */
 	for (int i = 0; i < got; i++)
 		if (fds[i] >= 0) {

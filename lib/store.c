@@ -1373,6 +1373,36 @@ store_active(store_t *s, const char *type, ient_t **out)
 	return n;
 }
 
+size_t
+store_first_due(store_t *s, const char *type, const char *crawl_id, int64_t now, const ient_t **best,
+    size_t k)
+{
+	if (!s->tab && !s->locked)
+		index_refresh(s);
+	size_t n = 0;
+	for (size_t i = 0; i < s->tabcap && k; i++) {
+		const ient_t *e = &s->tab[i];
+		if (!e->used || !e->live || (type && strcmp(e->type, type) != 0))
+			continue;
+		if (crawl_id && strcmp(e->crawl_id, crawl_id) != 0 && strcmp(e->id, crawl_id) != 0)
+			continue;
+		if (e->retry_at == INT64_MAX || e->retry_at < 0 || strcmp(e->status, "paused") == 0)
+			continue;
+		if (e->retry_at > now && !e->lease)
+			continue;
+		if (n == k && ient_cmp(e, best[k - 1]) >= 0)
+			continue;
+		/* insertion into the k best, kept sorted */
+		size_t j = n < k ? n++ : k - 1;
+		while (j > 0 && ient_cmp(e, best[j - 1]) < 0) {
+			best[j] = best[j - 1];
+			j--;
+		}
+		best[j] = e;
+	}
+	return n;
+}
+
 const ient_t *
 store_next_due(store_t *s, const char *type, const char *crawl_id, int64_t now,
     char (*skip)[ID_LEN + 1], size_t nskip)

@@ -158,6 +158,11 @@ size_t store_active(store_t *s, const char *type, ient_t **out);
 const ient_t *store_next_due(store_t *s, const char *type, const char *crawl_id, int64_t now,
     char (*skip)[ID_LEN + 1], size_t nskip);
 
+/* The first k due entries (same rules, no skip list), in order, in one
+ * pass; returns how many (<= k).  The pointers are into the index. */
+size_t store_first_due(store_t *s, const char *type, const char *crawl_id, int64_t now,
+    const ient_t **best, size_t k);
+
 /* Rebuild the index from the journals (the repair pass uses it). */
 void store_rebuild_index(store_t *s);
 /* Rewrite a journal to its latest versions if it is more than twice its
