@@ -11,6 +11,10 @@
  *     (posix_spawn + waitpid, stdout to /dev/null: the floor) and by a
  *     shell loop (for reference).  Each variant gets a fresh data dir in
  *     each round, made before the round starts; abx-add is not timed.
+ *     Two more lines put the filesystem beside it: the cost of creating
+ *     an empty file here, in the same rounds (on a journal-less ext4 it
+ *     grows with the inodes deleted in the last minutes, by anyone), and
+ *     how many files and dirs each snapshot leaves.
  *
  *   tickbench cost [-n SEALED] [-k DUE] [-r ROUNDS] [-b BINDIR]
  *     Tick cost: a whole `abx-tick` (the repair pass, the crawl of K due

@@ -160,6 +160,7 @@ prune_site_index(store_t *s, cand_t *gone, size_t n)
 	}
 	if (fs_replace(s->dfd, "index.jsonl", out.p ? out.p : "", out.len, 0) < 0)
 		warnsys("unable to rewrite %s/index.jsonl", s->dir);
+	unlinkat(s->dfd, "index/site.json", 0);   /* the pages are rebuilt */
 	buf_free(&in);
 	buf_free(&out);
 }

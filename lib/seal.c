@@ -610,48 +610,136 @@ seal_pack(store_t *s, const char *id, const char *file)
 
 /* --------------------------------------------------------- site index */
 
-static int
-by_bookmarked_desc(const void *a, const void *b)
+#define SITE_PAGE 1000
+#define SITE_STATE "index/site.json"
+
+static void
+site_rows(buf_t *b, rec_t *v, size_t n)
 {
-	int64_t p = rec_time(a, "bookmarked_at"), q = rec_time(b, "bookmarked_at");
-	return p == q ? 0 : p > q ? -1 : 1;
+	buf_adds(b, "<table><tr><th>bookmarked</th><th>title</th><th>url</th><th>size</th></tr>");
+	for (size_t i = n; i-- > 0;) {   /* newest first */
+		char *p = rec_str(&v[i], "path"), *t = rec_str(&v[i], "title");
+		char *u = rec_str(&v[i], "url"), *bk = rec_str(&v[i], "bookmarked_at");
+		buf_adds(b, "<tr><td class=\"meta\">");
+		html(b, bk ? bk : "");
+		buf_adds(b, "</td><td><a href=\"");
+		if (p) {
+			href(b, p);
+			buf_adds(b, "/index.html");
+		}
+		buf_adds(b, "\">");
+		html(b, t && *t ? t : u);
+		buf_adds(b, "</a></td><td><a href=\"");
+		html(b, u);
+		buf_adds(b, "\">");
+		html(b, u);
+		buf_addf(b, "</a></td><td class=\"meta\">%lld</td></tr>", rec_int(&v[i], "output_size", 0));
+		free(p), free(t), free(u), free(bk);
+	}
+	buf_adds(b, "</table>");
 }
 
+static void
+site_page(store_t *s, const char *name, const char *title, rec_t *v, size_t n, long pages, long total)
+{
+	buf_t b = {0};
+	buf_addf(&b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+	             "content=\"width=device-width,initial-scale=1\"><title>%s</title><style>%s</style></head>"
+	             "<body><header><h1>%s</h1><div class=\"meta\">%ld snapshots in all; "
+	             "<a href=\"index.jsonl\">index.jsonl</a> lists every one</div></header><main>",
+	    title, css, title, total);
+	site_rows(&b, v, n);
+	if (pages > 0) {
+		buf_adds(&b, "<p class=\"meta\">older pages:");
+		for (long k = pages; k-- > 0;)
+			buf_addf(&b, " <a href=\"index-%ld.html\">%ld</a>", k, k);
+		buf_adds(&b, "</p>");
+	}
+	buf_adds(&b, "</main></body></html>\n");
+	if (fs_replace(s->dfd, name, b.p, b.len, 0) < 0)
+		warnsys("unable to write %s/%s", s->dir, name);
+	buf_free(&b);
+}
+
+/*
+ * The site index grows with the archive, so it is paged: index.jsonl is
+ * append-only (a line a sealed snapshot); every full page of SITE_PAGE
+ * lines is written once, as index-K.html (K = 0 the oldest), and
+ * index/site.json remembers how many pages and the byte offset where the
+ * lines not yet paged begin.  Each call reads only those lines and writes
+ * index.html: them, newest first, and links to the pages.  Its cost follows
+ * the page size, not the archive.  The state is a hint: without it (or
+ * after retention rewrote index.jsonl) the pages are rebuilt.
+ */
 void
 seal_site_index(store_t *s)
 {
-	recs_t all = {0};
-	store_each(s, "index.jsonl", NULL, collect_all, &all);
-	if (all.n)
-		qsort(all.v, all.n, sizeof(rec_t), by_bookmarked_desc);
-	buf_t b = {0};
-	buf_addf(&b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
-	             "content=\"width=device-width,initial-scale=1\"><title>abx archive</title><style>%s</style>"
-	             "</head><body><header><h1>abx archive</h1><div class=\"meta\">%zu snapshots</div></header>"
-	             "<main><table><tr><th>bookmarked</th><th>title</th><th>url</th><th>size</th></tr>",
-	    css, all.n);
-	for (size_t i = 0; i < all.n; i++) {
-		char *p = rec_str(&all.v[i], "path"), *t = rec_str(&all.v[i], "title");
-		char *u = rec_str(&all.v[i], "url"), *bk = rec_str(&all.v[i], "bookmarked_at");
-		buf_adds(&b, "<tr><td class=\"meta\">");
-		html(&b, bk ? bk : "");
-		buf_adds(&b, "</td><td><a href=\"");
-		if (p) {
-			href(&b, p);
-			buf_adds(&b, "/index.html");
+	long pages = 0;
+	long long off = 0;
+	buf_t st = {0};
+	if (fs_read(s->dfd, SITE_STATE, &st) == 0) {
+		rec_t r;
+		if (rec_parse(&r, st.p, st.len) == 0) {
+			pages = rec_int(&r, "pages", 0);
+			off = rec_int(&r, "offset", 0);
+			rec_free(&r);
 		}
-		buf_adds(&b, "\">");
-		html(&b, t && *t ? t : u);
-		buf_adds(&b, "</a></td><td><a href=\"");
-		html(&b, u);
-		buf_adds(&b, "\">");
-		html(&b, u);
-		buf_addf(&b, "</a></td><td class=\"meta\">%lld</td></tr>", rec_int(&all.v[i], "output_size", 0));
-		free(p), free(t), free(u), free(bk);
 	}
-	buf_adds(&b, "</table></main></body></html>\n");
-	if (fs_replace(s->dfd, "index.html", b.p, b.len, 0) < 0)
-		warnsys("unable to write %s/index.html", s->dir);
-	buf_free(&b);
-	recs_free(&all);
+	buf_free(&st);
+	int fd = fs_open(s->dfd, "index.jsonl", O_RDONLY, 0);
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		if (fd >= 0)
+			close(fd);
+		site_page(s, "index.html", "abx archive", NULL, 0, 0, 0);
+		return;
+	}
+	if (off < 0 || off > sb.st_size || pages < 0)
+		pages = 0, off = 0;
+	size_t n = sb.st_size - off;
+	char *p = xmalloc(n + 1);
+	ssize_t got = pread(fd, p, n, off);
+	close(fd);
+	if (got < 0)
+		got = 0;
+	recs_t v = {0};
+	size_t *ends = NULL;    /* byte offset after each kept line */
+	char *q = p, *end = p + got;
+	while (q < end) {
+		char *nl = memchr(q, '\n', end - q);
+		if (!nl)
+			break;
+		rec_t r;
+		if (nl > q && rec_parse(&r, q, nl - q) == 0) {
+			recs_add(&v, &r);
+			rec_free(&r);
+			ends = xrealloc(ends, v.n * sizeof *ends);
+			ends[v.n - 1] = nl + 1 - p;
+		}
+		q = nl + 1;
+	}
+	size_t first = 0;
+	while (v.n - first >= SITE_PAGE) {
+		char name[64];
+		snprintf(name, sizeof name, "index-%ld.html", pages);
+		char title[64];
+		snprintf(title, sizeof title, "abx archive, page %ld", pages);
+		site_page(s, name, title, v.v + first, SITE_PAGE, 0, (pages + 1) * SITE_PAGE);
+		first += SITE_PAGE;
+		pages++;
+	}
+	if (first) {
+		off += ends[first - 1];   /* ends[] are relative to where we read */
+		/* the state: pages written and where the rest begins */
+		buf_t b = {0};
+		buf_addf(&b, "{\"pages\":%ld,\"offset\":%lld}\n", pages, off);
+		if (fs_replace(s->dfd, SITE_STATE, b.p, b.len, 0) < 0)
+			warnsys("unable to write %s/%s", s->dir, SITE_STATE);
+		buf_free(&b);
+	}
+	site_page(s, "index.html", "abx archive", v.v + first, v.n - first, pages,
+	    pages * SITE_PAGE + (long)(v.n - first));
+	free(ends);
+	free(p);
+	recs_free(&v);
 }

@@ -21,8 +21,12 @@
  * through libarchive, the format chosen by the suffix of FILE: .tar.gz,
  * .tgz, .tar.zst, .tar.xz, .tar, .zip.  Paths inside start with the id.
  *
- * seal_site_index(): rebuild the top-level index.html from index.jsonl
- * (the last line of each snapshot id wins): a hint, rebuildable any time.
+ * seal_site_index(): the top-level index.html from index.jsonl (a line a
+ * sealed snapshot, appended at seal), paged so that its cost follows a
+ * page, not the archive: full pages of 1000 are written once as
+ * index-K.html, index.html holds the newest (fewer than 1000) and links to
+ * them, and index/site.json remembers where paging stopped.  All of it is
+ * a hint, rebuilt from index.jsonl when the state is missing.
  * Symbolic links are packed as links (never followed); sockets, FIFOs and
  * devices are left out; a failed pack leaves no partial archive.
  */

@@ -3,6 +3,7 @@
  * crawl run (setup, refill, finish, limits, cleanup), the pass.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include "binary.h"
 #include "cli.h"
 #include "phase.h"
+#include "plugin.h"
 #include "claim.h"
 #include "config.h"
 #include "discover.h"
@@ -209,15 +211,22 @@ run_phase(tick_t *t, const char *family, const char *cid, int cfd)
 	int64_t t0 = clock_mono();
 	pid_t pid = spawn(t, family, cid, NULL, cfd, NULL, 0, &outfd);
 	worker_t w = {.outfd = outfd};
+	int pidfd = syscall(SYS_pidfd_open, pid, 0), hup = 0;
 	while (waitpid(pid, &status, WNOHANG) == 0) {
-		if (*t->signals > sent) {
+		if (*t->signals > sent && sent < 2) {
 			kill(pid, sent == 0 ? SIGTERM : SIGINT);
 			sent++;
 		}
-		struct pollfd p = {outfd, POLLIN, 0};
-		poll(&p, 1, 200);
+		/* wait on the pipe until it closes, then on the child itself:
+		 * a closed pipe polls ready at once and would spin */
+		struct pollfd p[2] = {{hup ? -1 : outfd, POLLIN, 0}, {pidfd, POLLIN, 0}};
+		int r = poll(p, 2, 200);
+		if (r > 0 && (p[0].revents & (POLLHUP | POLLERR)))
+			hup = 1;
 		worker_read(&w);
 	}
+	if (pidfd >= 0)
+		close(pidfd);
 	worker_read(&w);
 	close(outfd);
 	buf_free(&w.out);
@@ -669,6 +678,31 @@ reap(crawlrun_t *cr, int timeout_ms)
 	}
 }
 
+/* Does any plugin selected for this crawl have hooks of this family?
+ * (Most have no CrawlSetup or CrawlCleanup hook: no worker is forked.) */
+static int
+family_has_hooks(crawlrun_t *cr, const char *family)
+{
+	char real[PATH_MAX];
+	if (!realpath(cr->t->s->dir, real))
+		return 1;
+	char **path = plugins_path(real);
+	plugins_t ps = {0};
+	plugins_discover(&ps, path);
+	const char *missing = NULL;
+	size_t n = 1;
+	if (plugins_select(&ps, &cr->conf, NULL, &missing) == 0) {
+		hook_t **hs = NULL;
+		n = plugins_hooks(&ps, family, &hs);
+		free(hs);
+	}
+	plugins_free(&ps);
+	for (char **d = path; *d; d++)
+		free(*d);
+	free(path);
+	return n > 0;
+}
+
 static void
 run_crawl(tick_t *t, rec_t *crawl, int cfd)
 {
@@ -704,7 +738,9 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 
 	int was_lazy = s->lazy;
 	s->lazy = 1;   /* results, seals, children: synced by the next claim */
-	run_phase(t, "CrawlSetup", cr->cid, cfd);
+	int setup = family_has_hooks(cr, "CrawlSetup"), cleanup = family_has_hooks(cr, "CrawlCleanup");
+	if (setup)
+		run_phase(t, "CrawlSetup", cr->cid, cfd);
 	char j[128];
 	store_crawl_journal(cr->cid, j, sizeof j);
 	store_each(s, j, "\"Snapshot\"", collect_url, cr);
@@ -734,7 +770,8 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 	draw(cr, 1);
 	if (cr->stop_reason[0])
 		seal_queued(cr);
-	if (!*t->signals)
+	/* CrawlCleanup also stops the daemons CrawlSetup left running */
+	if (!*t->signals && (cleanup || setup))
 		run_phase(t, "CrawlCleanup", cr->cid, cfd);
 	/* the crawl's journal, written by us and by the workers: one sync */
 	store_sync(s);
