@@ -756,6 +756,14 @@ update_snapshot(phase_t *ph, const run_t *r, const hookout_t *o, const char *sta
 	}
 	if (o && o->ntags)
 		changed |= merge_tags(&cur, o->tags, o->ntags);
+	/* "has_results": the snapshot's journal holds results for it, so the
+	 * next phase must look them up (load_prior) to reuse their ids; a
+	 * snapshot without it never had any and skips that scan */
+	const char *hr = rec_raw(&cur, "has_results");
+	if (!hr || strcmp(hr, "true") != 0) {
+		rec_set_raw(&cur, "has_results", "true");
+		changed = 1;
+	}
 	if (!changed) {
 		rec_free(&cur);
 		return 0;
@@ -1126,7 +1134,9 @@ phase_run(store_t *s, const phase_opts_t *o)
 	if (ph.snapshot) {
 		char j[128];
 		store_crawl_journal(ph.crawl_id, j, sizeof j);
-		store_each(s, j, ph.snap_id, load_prior, &ph);
+		const char *hr = rec_raw(&ph.snap, "has_results");
+		if (hr && strcmp(hr, "true") == 0)   /* else no result exists */
+			store_each(s, j, ph.snap_id, load_prior, &ph);
 	}
 	if (!setup)
 		kill_leftovers(&ph);   /* CrawlSetup daemons are expected to run on */

@@ -288,14 +288,21 @@ write_json(buf_t *b, const rec_t *snap, const recs_t *rs, const char *dir)
 /* ----------------------------------------------------------- sealing */
 
 static void
-write_files(store_t *s, const rec_t *snap, const char *dir)
+write_files(store_t *s, const rec_t *snap, const char *dir, const rec_t *given, size_t ngiven)
 {
 	recs_t rs = {0}, bins = {0};
 	char *sid = rec_str(snap, "id"), *cid = rec_str(snap, "crawl_id");
 	char j[128], path[512];
 	store_crawl_journal(cid, j, sizeof j);
 	rs.sid = sid;
-	store_each(s, j, sid, collect_result, &rs);
+	if (given) {
+		/* the caller has them (the records its worker printed): no
+		 * scan of the crawl's journal, whose size grows with the crawl */
+		for (size_t i = 0; i < ngiven; i++)
+			collect_result((rec_t *)&given[i], &rs);
+	} else {
+		store_each(s, j, sid, collect_result, &rs);
+	}
 	if (rs.n)
 		qsort(rs.v, rs.n, sizeof(rec_t), by_start);
 	store_each(s, "binaries.jsonl", NULL, collect_all, &bins);
@@ -369,6 +376,12 @@ site_index_append(store_t *s, const rec_t *snap, const char *dir)
 int
 seal_snapshot(store_t *s, const char *id, rec_t *out)
 {
+	return seal_snapshot_with(s, id, out, NULL, 0);
+}
+
+int
+seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n)
+{
 	rec_t r;
 	char dir[256];
 	store_lock(s);
@@ -402,7 +415,7 @@ seal_snapshot(store_t *s, const char *id, rec_t *out)
 		site_index_append(s, &r, dir);
 	}
 	store_unlock(s);
-	write_files(s, &r, dir);
+	write_files(s, &r, dir, recs, n);
 	if (out)
 		*out = r;
 	else

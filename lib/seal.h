@@ -38,6 +38,10 @@
 enum { SEAL_OK = 0, SEAL_REQUEUED, SEAL_NOTFOUND, SEAL_PAUSED, SEAL_BADKIND, SEAL_ERR };
 
 int seal_snapshot(store_t *s, const char *id, rec_t *out);
+/* The same, with the snapshot's Process and ArchiveResult records given
+ * (all of them: a first run's, as its worker printed them) instead of
+ * looked up in the crawl's journal. */
+int seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n);
 int seal_crawl(store_t *s, const char *id, rec_t *out);
 int seal_pack(store_t *s, const char *id, const char *file);
 void seal_site_index(store_t *s);

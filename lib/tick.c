@@ -49,6 +49,9 @@ typedef struct {
 	char hook[96];
 	int hooks, failed;
 	int signalled;           /* signals forwarded to it */
+	int first_run;           /* no results before: seal from recs */
+	rec_t *recs;             /* Process and ArchiveResult records it printed */
+	size_t nrecs;
 } worker_t;
 
 typedef struct {
@@ -195,6 +198,11 @@ worker_read(worker_t *w)
 			free(h);
 			w->hooks++;
 			w->failed += rec_streq(&r, "status", "failed");
+		}
+		if (w->first_run && (rec_streq(&r, "type", "ArchiveResult") || rec_streq(&r, "type", "Process"))) {
+			w->recs = xrealloc(w->recs, (w->nrecs + 1) * sizeof(rec_t));
+			w->recs[w->nrecs++] = r;
+			continue;
 		}
 		rec_free(&r);
 	}
@@ -474,7 +482,8 @@ finish(crawlrun_t *cr, worker_t *w, int status)
 				if (t->verbose && made)
 					info("snapshot %s: %d new outlinks queued", w->id, made);
 			}
-			if (seal_snapshot(s, w->id, NULL) == SEAL_OK) {
+			if ((w->first_run ? seal_snapshot_with(s, w->id, NULL, w->recs, w->nrecs)
+			                  : seal_snapshot(s, w->id, NULL)) == SEAL_OK) {
 				t->snapshots++;
 				if (t->verbose)
 					info("snapshot %s sealed: %s (%d hooks, %d failed)", w->id, w->url,
@@ -489,6 +498,11 @@ finish(crawlrun_t *cr, worker_t *w, int status)
 	if (w->outfd >= 0)
 		close(w->outfd);
 	buf_free(&w->out);
+	for (size_t i = 0; i < w->nrecs; i++)
+		rec_free(&w->recs[i]);
+	free(w->recs);
+	w->recs = NULL;
+	w->nrecs = 0;
 }
 
 typedef struct {
@@ -573,6 +587,8 @@ refill(crawlrun_t *cr)
 		char *url = rec_str(&r, "url"), *plugins = rec_str(&r, "retry_plugins");
 		snprintf(w->url, sizeof w->url, "%s", url ? url : "");
 		w->depth = rec_int(&r, "depth", 0);
+		const char *hr = rec_raw(&r, "has_results");
+		w->first_run = !(hr && strcmp(hr, "true") == 0);
 		w->lease_fd = fd;
 		w->started = clock_mono();
 		int cl[3 * MAX_SLOTS], ncl = 0;
