@@ -64,6 +64,7 @@ typedef struct {
 	char *crawl_id, *snap_id, *url;
 	long depth;
 	char *base_rel, *base_abs, *data_abs;
+	int borrowed_ps;            /* ps belongs to the caller */
 	conf_t conf;
 	plugins_t ps;
 	conf_t *pconf;
@@ -1085,7 +1086,8 @@ phase_free(phase_t *ph)
 	free(ph->prior);
 	free(ph->hooks);
 	free(ph->runs);
-	plugins_free(&ph->ps);
+	if (!ph->borrowed_ps)
+		plugins_free(&ph->ps);
 }
 
 int
@@ -1103,7 +1105,14 @@ phase_run(store_t *s, const phase_opts_t *o)
 		goto out;
 	load_config(&ph);
 	char **path = plugins_path(ph.data_abs);
-	plugins_discover(&ph.ps, path);
+	if (o->discovered) {
+		/* found once by the caller (abx-tick, per crawl): a forked
+		 * worker's private copy, not freed here */
+		ph.ps = *o->discovered;
+		ph.borrowed_ps = 1;
+	} else {
+		plugins_discover(&ph.ps, path);
+	}
 	const char *missing = NULL;
 	if (plugins_select(&ph.ps, &ph.conf, o->plugins, &missing) < 0) {
 		buf_t b = {0};

@@ -58,6 +58,7 @@ typedef struct {
 	char **plugins;             /* explicit whitelist (--plugins), or NULL */
 	int dry_run;                /* print the hooks that would run; run none */
 	int reap_orphans;           /* we are a subreaper with no other children */
+	const struct plugins_s *discovered; /* plugins found already, or NULL */
 	FILE *out;                  /* records as JSONL, or NULL */
 	const sigset_t *waitmask;   /* signal mask while waiting, or NULL */
 	volatile sig_atomic_t *stop;

@@ -59,7 +59,7 @@ typedef struct plugin {
 	int selected;
 } plugin_t;
 
-typedef struct {
+typedef struct plugins_s {
 	plugin_t *v;
 	size_t n;
 } plugins_t;

@@ -70,6 +70,8 @@ typedef struct {
 	int paused, cancelled;
 	worker_t w[MAX_SLOTS];
 	int nw;
+	plugins_t ps;            /* discovered once per crawl run */
+	int have_ps;
 	int drawn;               /* progress lines on screen */
 	int64_t last_renew, last_check, last_draw;
 } crawlrun_t;
@@ -105,7 +107,7 @@ worker_signal(int sig)
  */
 static pid_t
 spawn(tick_t *t, const char *family, const char *id, const char *plugins, int lease_fd,
-    const int *close_fds, int nclose, int *outfd)
+    const int *close_fds, int nclose, const plugins_t *discovered, int *outfd)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -159,7 +161,7 @@ spawn(tick_t *t, const char *family, const char *id, const char *plugins, int le
 		phase_opts_t o = {
 			.family = family, .id = id, .plugins = names, .dry_run = 0,
 			.reap_orphans = subreaper, .out = stdout, .waitmask = &waitmask,
-			.stop = &worker_stop,
+			.stop = &worker_stop, .discovered = discovered,
 		};
 		int rc = phase_run(&cs, &o);
 		fflush(stdout);
@@ -213,11 +215,11 @@ worker_read(worker_t *w)
 
 /* Run one phase (CrawlSetup / CrawlCleanup) to its end. */
 static int
-run_phase(tick_t *t, const char *family, const char *cid, int cfd)
+run_phase(tick_t *t, const char *family, const char *cid, int cfd, const plugins_t *ps)
 {
 	int outfd, status = 0, sent = 0;
 	int64_t t0 = clock_mono();
-	pid_t pid = spawn(t, family, cid, NULL, cfd, NULL, 0, &outfd);
+	pid_t pid = spawn(t, family, cid, NULL, cfd, NULL, 0, ps, &outfd);
 	worker_t w = {.outfd = outfd};
 	int pidfd = syscall(SYS_pidfd_open, pid, 0), hup = 0;
 	while (waitpid(pid, &status, WNOHANG) == 0) {
@@ -598,7 +600,8 @@ refill(crawlrun_t *cr)
 			cl[ncl++] = cr->w[k].pidfd;
 		}
 		cl[ncl++] = cr->cfd;
-		w->pid = spawn(t, "Snapshot", w->id, plugins, fd, cl, ncl, &w->outfd);
+		w->pid = spawn(t, "Snapshot", w->id, plugins, fd, cl, ncl, cr->have_ps ? &cr->ps : NULL,
+		    &w->outfd);
 		w->pidfd = syscall(SYS_pidfd_open, w->pid, 0);
 		cr->nw++;
 		if (t->verbose)
@@ -699,23 +702,25 @@ reap(crawlrun_t *cr, int timeout_ms)
 static int
 family_has_hooks(crawlrun_t *cr, const char *family)
 {
-	char real[PATH_MAX];
-	if (!realpath(cr->t->s->dir, real))
-		return 1;
-	char **path = plugins_path(real);
-	plugins_t ps = {0};
-	plugins_discover(&ps, path);
+	if (!cr->have_ps) {
+		char real[PATH_MAX];
+		if (!realpath(cr->t->s->dir, real))
+			return 1;
+		char **path = plugins_path(real);
+		plugins_discover(&cr->ps, path);
+		for (char **d = path; *d; d++)
+			free(*d);
+		free(path);
+		cr->have_ps = 1;
+	}
+	/* selection marks the copy: do it on a scratch copy of the flags */
 	const char *missing = NULL;
 	size_t n = 1;
-	if (plugins_select(&ps, &cr->conf, NULL, &missing) == 0) {
+	if (plugins_select(&cr->ps, &cr->conf, NULL, &missing) == 0) {
 		hook_t **hs = NULL;
-		n = plugins_hooks(&ps, family, &hs);
+		n = plugins_hooks(&cr->ps, family, &hs);
 		free(hs);
 	}
-	plugins_free(&ps);
-	for (char **d = path; *d; d++)
-		free(*d);
-	free(path);
 	return n > 0;
 }
 
@@ -756,7 +761,7 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 	s->lazy = 1;   /* results, seals, children: synced by the next claim */
 	int setup = family_has_hooks(cr, "CrawlSetup"), cleanup = family_has_hooks(cr, "CrawlCleanup");
 	if (setup)
-		run_phase(t, "CrawlSetup", cr->cid, cfd);
+		run_phase(t, "CrawlSetup", cr->cid, cfd, &cr->ps);
 	char j[128];
 	store_crawl_journal(cr->cid, j, sizeof j);
 	store_each(s, j, "\"Snapshot\"", collect_url, cr);
@@ -788,7 +793,7 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 		seal_queued(cr);
 	/* CrawlCleanup also stops the daemons CrawlSetup left running */
 	if (!*t->signals && (cleanup || setup))
-		run_phase(t, "CrawlCleanup", cr->cid, cfd);
+		run_phase(t, "CrawlCleanup", cr->cid, cfd, &cr->ps);
 	/* the crawl's journal, written by us and by the workers: one sync */
 	store_sync(s);
 	store_sync_journal(s, j);
@@ -803,6 +808,8 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 			info("crawl %s %s", cr->cid, rc == SEAL_OK ? "sealed" : "requeued until its next snapshot is due");
 	}
 	lease_drop(cfd);
+	if (cr->have_ps)
+		plugins_free(&cr->ps);
 	urlset_free(&cr->seen);
 	urlfilter_free(&cr->filter);
 	conf_free(&cr->conf);
