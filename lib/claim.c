@@ -114,11 +114,8 @@ claim_ids(store_t *s, char (*ids)[ID_LEN + 1], size_t nids, const claim_opts_t *
 		}
 		fds[got++] = fd;
 	}
-	int lazy = s->lazy;
-	s->lazy = 0;
-	store_commit(s);   /* one sync for the whole batch, and for what workers
-	                    * wrote lazily to the same journal before it */
-	s->lazy = lazy;
+	store_commit(s);   /* one sync for the whole batch (none if s->lazy:
+	                    * abx-tick syncs on its own clock) */
 	for (int i = 0; i < got; i++)
 		if (fds[i] >= 0) {
 			buf_t l = {0};

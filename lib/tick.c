@@ -36,6 +36,7 @@ extern char **environ;
 
 #define LEASE_US (60 * 1000000LL)
 #define RENEW_US (10 * 1000000LL)
+#define SYNC_US (250 * 1000LL)
 #define MAX_SLOTS 64
 
 typedef struct {
@@ -758,7 +759,7 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 		info("crawl %s started (max_depth %d, %d slots)", cr->cid, cr->max_depth, cr->slots);
 
 	int was_lazy = s->lazy;
-	s->lazy = 1;   /* results, seals, children: synced by the next claim */
+	s->lazy = 1;   /* claims, results, seals, children: synced on a clock */
 	int setup = family_has_hooks(cr, "CrawlSetup"), cleanup = family_has_hooks(cr, "CrawlCleanup");
 	if (setup)
 		run_phase(t, "CrawlSetup", cr->cid, cfd, &cr->ps);
@@ -768,8 +769,18 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 	if (cr->seen.n == 0)
 		seed_snapshots(cr, crawl);
 
+	int64_t last_sync = clock_mono();
 	for (;;) {
 		watch(cr);
+		/* group commit on a clock: what the workers and we wrote since
+		 * the last sync (claims, results, seals, children) becomes
+		 * durable at most SYNC_US later; an OS crash in between costs
+		 * that work again, never a user's change */
+		if (clock_mono() - last_sync >= SYNC_US) {
+			store_sync(s);
+			store_sync_journal(s, j);
+			last_sync = clock_mono();
+		}
 		if (cr->stop_reason[0] && !*t->signals)
 			seal_queued(cr);
 		int waiting = 0;
@@ -910,8 +921,13 @@ tick_pass(tick_t *t)
 		claim_opts_t o = {LEASE_US, 1, 0};
 		rec_t c;
 		int fd;
+		/* a tick's claim need not be synced: its lease is the flock it
+		 * holds, which no crash outlives; the run syncs on its clock */
+		int lazy = s->lazy;
+		s->lazy = s->durable;
 		int rc = t->only_crawl ? claim_id(s, t->only_crawl, &o, &c, &fd)
 		                       : claim_next(s, "Crawl", NULL, &o, &c, &fd);
+		s->lazy = lazy;
 		if (rc == CLAIM_OK) {
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
 			run_crawl(t, &c, fd);
