@@ -15,9 +15,24 @@
 #
 # The URL is data: it is only ever passed as one quoted argument, never
 # through eval or sh -c.  Only configuration (a JSON array of arguments)
-# goes through eval, and then quoted by jq's @sh.
+# goes through eval, each element single-quoted by hook_words.
+#
+# A hook runs once per page, so this library runs no jq (~17 ms of CPU a
+# start) on the normal path: the *_ARGS arrays, EXTRA_CONTEXT and the
+# result line are read and written by the shell (see "JSON" below).  Input
+# outside the small JSON subset handled there goes to jq, as before.
 #
 # This directory starts with "_", so plugin discovery skips it.
+
+# the hook's directory (the hook sourced us, so $0 is the hook)
+case $0 in
+*/*) hook_dir=${0%/*} ;;
+*) hook_dir=. ;;
+esac
+_hook_nl='
+'
+_hj_stop='[\"\\[:cntrl:]]'    # ends a run of plain string characters (JSON below)
+_hj_delim='[],:{}"[:space:][]' # ends a number, true, false or null
 
 # hook_init PREFIX ARGS...: parse argv, resolve the timeout and enabled flag.
 hook_init() {
@@ -39,7 +54,20 @@ hook_init() {
 	esac
 	[ "$timeout" -gt 0 ] || timeout=60
 	# curl refuses a URL with a space in it; browsers and wget send %20
-	url_sp=$(printf '%s\n' "$url" | sed 's/ /%20/g')
+	url_sp= _hj_r=$url
+	while :; do
+		case $_hj_r in
+		*' '*) url_sp=$url_sp${_hj_r%% *}%20 _hj_r=${_hj_r#* } ;;
+		*) break ;;
+		esac
+	done
+	url_sp=$url_sp$_hj_r
+	while :; do  # no trailing newlines, as from $(...)
+		case $url_sp in
+		*"$_hook_nl") url_sp=${url_sp%"$_hook_nl"} ;;
+		*) break ;;
+		esac
+	done
 	if is_false "$_hook_enabled"; then
 		hook_done skipped "${_hook_prefix}_ENABLED is false"
 	fi
@@ -67,7 +95,9 @@ require_http() {
 
 # hook_context: $EXTRA_CONTEXT if it is a JSON object, else {}.
 hook_context() {
-	if [ -n "${EXTRA_CONTEXT:-}" ] &&
+	if _hook_ctx; then
+		printf '%s' "${EXTRA_CONTEXT:-"{}"}"
+	elif [ -n "${EXTRA_CONTEXT:-}" ] &&
 		printf '%s' "$EXTRA_CONTEXT" | jq -e 'type == "object"' >/dev/null 2>&1; then
 		printf '%s' "$EXTRA_CONTEXT"
 	else
@@ -78,9 +108,22 @@ hook_context() {
 # hook_result STATUS OUTPUT_STR [ERROR]: print the ArchiveResult, over the
 # context's keys as ArchiveBox's emit helpers do.
 hook_result() {
-	jq -cn --argjson ctx "$(hook_context)" --arg status "$1" --arg out "$2" --arg err "${3:-}" \
-		'$ctx + {type: "ArchiveResult", status: $status, output_str: $out}
-		 + (if $err == "" then {} else {error: $err} end)'
+	if ! _hook_ctx; then
+		jq -cn --argjson ctx "$(hook_context)" --arg status "$1" --arg out "$2" --arg err "${3:-}" \
+			'$ctx + {type: "ArchiveResult", status: $status, output_str: $out}
+			 + (if $err == "" then {} else {error: $err} end)'
+		return
+	fi
+	_hook_line="{$_hook_ctx\"type\":\"ArchiveResult\",\"status\":"
+	hook_json "$1"
+	_hook_line="$_hook_line$hook_json,\"output_str\":"
+	hook_json "$2"
+	_hook_line=$_hook_line$hook_json
+	if [ -n "${3:-}" ]; then
+		hook_json "$3"
+		_hook_line="$_hook_line,\"error\":$hook_json"
+	fi
+	printf '%s}\n' "$_hook_line"
 }
 
 # hook_done STATUS OUTPUT_STR [ERROR]: print the result and exit with its code.
@@ -93,8 +136,38 @@ hook_done() {
 	esac
 }
 
-# sh_words VALUE: VALUE (a JSON array of strings, else words) quoted for eval.
+# hook_words VALUE: $hook_words = VALUE (a JSON array of strings, else
+# words split at spaces), each single-quoted, for eval "set -- $hook_words".
+hook_words() {
+	case $1 in
+	*\[*) _hook_array "$1" && { hook_words=$_hook_words; return; } ;;
+	*"$_hook_nl"*) ;;
+	*)
+		_hook_words= _hj_r=$1
+		while :; do
+			_hj_r=${_hj_r#"${_hj_r%%[! ]*}"}
+			[ -n "$_hj_r" ] || break
+			_hook_quote "${_hj_r%% *}"
+			case $_hj_r in
+			*' '*) _hj_r=${_hj_r#* } ;;
+			*) break ;;
+			esac
+		done
+		hook_words=$_hook_words
+		return
+		;;
+	esac
+	hook_words=$(_hook_words_jq "$1")
+}
+
+# sh_words VALUE: hook_words, printed.
 sh_words() {
+	hook_words "$1"
+	printf '%s\n' "$hook_words"
+}
+
+# _hook_words_jq VALUE: hook_words by jq, for what _hook_array does not read.
+_hook_words_jq() {
 	if printf '%s' "$1" | jq -e 'type == "array"' >/dev/null 2>&1; then
 		printf '%s' "$1" | jq -r 'map(tostring) | @sh'
 	else
@@ -123,7 +196,11 @@ hook_tmpdir() {
 
 # hook_default KEY: the schema default of KEY in the plugin's config.json, as JSON.
 hook_default() {
-	jq -c --arg k "$1" '.properties[$k].default // empty' "$(dirname "$0")/config.json" 2>/dev/null
+	if _hook_default "$1"; then
+		[ -n "$_hook_def" ] && printf '%s\n' "$_hook_def"
+		return 0
+	fi
+	jq -c --arg k "$1" '.properties[$k].default // empty' "$hook_dir/config.json" 2>/dev/null
 }
 
 # hook_lock_cwd: hold an exclusive flock on the plugin dir until the hook
@@ -176,3 +253,293 @@ chrome_error() {
 }
 
 HOOK_DEFAULT_UA="Mozilla/5.0 (compatible; abx/0.1; +https://github.com/ArchiveBox/ArchiveBox)"
+
+# -- JSON ------------------------------------------------------------------
+# Just what the hooks need, by the shell alone (no process but for a rare
+# control character): strings with the escapes \" \\ \/ \n, arrays of
+# them, and objects of them, integers, true, false, null.  Anything else
+# makes these functions return 1, and the callers use jq as before.  The
+# text being read is in $_hj, consumed from the front.
+
+
+# hook_json VALUE: $hook_json = VALUE as a JSON string, escaped like jq -c
+# does (bytes that are not UTF-8 are left alone: the runner replaces them).
+hook_json() {
+	_hj_r=$1 _hj_o=
+	while :; do
+		# shellcheck disable=SC2295 # $_hj_stop is a pattern
+		_hj_p=${_hj_r%%$_hj_stop*}
+		[ "$_hj_p" != "$_hj_r" ] || break
+		_hj_r=${_hj_r#"$_hj_p"}
+		_hj_c=${_hj_r%"${_hj_r#?}"}
+		_hj_r=${_hj_r#?}
+		case $_hj_c in
+		\" | \\) _hj_c=\\$_hj_c ;;
+		"$_hook_nl") _hj_c='\n' ;;
+		[[:blank:]]) _hj_c='\t' ;;
+		*) _hook_json_ctl "$_hj_c" ;;
+		esac
+		_hj_o=$_hj_o$_hj_p$_hj_c
+	done
+	hook_json=\"$_hj_o$_hj_r\"
+}
+
+# _hook_json_ctl C: $_hj_c = the escape of control character C.
+_hook_json_ctl() {
+	_hj_n=$(printf '%d' "'$1")
+	case $_hj_n in
+	8) _hj_c='\b' ;;
+	12) _hj_c='\f' ;;
+	13) _hj_c='\r' ;;
+	*)
+		[ "$_hj_n" -lt 128 ] 2>/dev/null || return 0   # a C1 control of a UTF-8 shell
+		_hj_x=$((_hj_n % 16))
+		case $_hj_x in
+		10) _hj_x=a ;; 11) _hj_x=b ;; 12) _hj_x=c ;;
+		13) _hj_x=d ;; 14) _hj_x=e ;; 15) _hj_x=f ;;
+		esac
+		_hj_c=\\u00$((_hj_n / 16))$_hj_x
+		;;
+	esac
+}
+
+# _hook_quote S: append S, single-quoted for sh, to $_hook_words.
+_hook_quote() {
+	_hj_q= _hj_t=$1
+	while :; do
+		case $_hj_t in
+		*\'*) _hj_q="$_hj_q${_hj_t%%\'*}'\\''" _hj_t=${_hj_t#*\'} ;;
+		*) break ;;
+		esac
+	done
+	_hook_words="$_hook_words '$_hj_q$_hj_t'"
+}
+
+# _hj_ws: drop the leading JSON whitespace; 1 if there was other space (\r, \v, \f).
+_hj_ws() {
+	_hj_w=${_hj%%[![:space:]]*}
+	[ -n "$_hj_w" ] || return 0
+	_hj=${_hj#"$_hj_w"}
+	case $_hj_w in
+	*[![:blank:]"$_hook_nl"]*) return 1 ;;
+	esac
+	return 0
+}
+
+# _hj_str: read the string at the front: $_hj_s its value, $_hj_r its JSON text.
+_hj_str() {
+	_hj=${_hj#\"} _hj_s= _hj_r=\"
+	while :; do
+		# shellcheck disable=SC2295 # $_hj_stop is a pattern
+		_hj_p=${_hj%%$_hj_stop*}
+		[ "$_hj_p" != "$_hj" ] || return 1
+		_hj=${_hj#"$_hj_p"}
+		_hj_s=$_hj_s$_hj_p _hj_r=$_hj_r$_hj_p
+		case $_hj in
+		\"*)
+			_hj=${_hj#?} _hj_r=$_hj_r\"
+			return 0
+			;;
+		\\\"*) _hj_s=$_hj_s\" _hj_r=$_hj_r\\\" ;;
+		\\\\*) _hj_s=$_hj_s\\ _hj_r=$_hj_r\\\\ ;;
+		\\/*) _hj_s=$_hj_s/ _hj_r=$_hj_r\\/ ;;
+		\\n*) _hj_s=$_hj_s$_hook_nl _hj_r=$_hj_r\\n ;;
+		*) return 1 ;;
+		esac
+		_hj=${_hj#??}
+	done
+}
+
+# _hj_int: $_hj_p = the integer at the front, if jq prints it as it is.
+_hj_int() {
+	# shellcheck disable=SC2295 # $_hj_delim is a pattern
+	_hj_p=${_hj%%$_hj_delim*}
+	_hj_n=${_hj_p#-}
+	case $_hj_p in
+	0) ;;
+	-0*) return 1 ;;
+	*)
+		case $_hj_n in
+		'' | 0* | *[!0-9]*) return 1 ;;
+		esac
+		[ ${#_hj_n} -le 15 ] || return 1
+		;;
+	esac
+	_hj=${_hj#"$_hj_p"}
+}
+
+# _hook_array VALUE: $_hook_words = the strings of the JSON array VALUE, quoted.
+_hook_array() {
+	_hj=$1 _hook_words=
+	_hj_ws || return 1
+	case $_hj in
+	\[*) _hj=${_hj#?} ;;
+	*) return 1 ;;
+	esac
+	_hj_ws || return 1
+	case $_hj in
+	\]*) _hj=${_hj#?} ;;
+	*)
+		while :; do
+			case $_hj in
+			\"*) _hj_str || return 1 ;;
+			*) return 1 ;;
+			esac
+			_hook_quote "$_hj_s"
+			_hj_ws || return 1
+			case $_hj in
+			,*) _hj=${_hj#?} ;;
+			\]*)
+				_hj=${_hj#?}
+				break
+				;;
+			*) return 1 ;;
+			esac
+			_hj_ws || return 1
+		done
+		;;
+	esac
+	_hj_ws && [ -z "$_hj" ]
+}
+
+# _hook_ctx: $_hook_ctx = the members of $EXTRA_CONTEXT (an object, else
+# {}) as jq -c prints them, each followed by ",".  1 if jq must do it: an
+# object with other values, or keys of the result, or a key twice.
+_hook_ctx() {
+	_hook_ctx= _hj=${EXTRA_CONTEXT:-} _hj_k=
+	[ -n "$_hj" ] || return 0
+	_hj_ws || return 1
+	case $_hj in
+	\{*) _hj=${_hj#?} ;;
+	*) return 1 ;;
+	esac
+	_hj_ws || return 1
+	case $_hj in
+	\}*) _hj=${_hj#?} ;;
+	*)
+		while :; do
+			case $_hj in
+			\"*) _hj_str || return 1 ;;
+			*) return 1 ;;
+			esac
+			case $_hj_r in
+			*\\/* | '"type"' | '"status"' | '"output_str"' | '"error"') return 1 ;;
+			esac
+			case $_hj_k in
+			*"$_hj_r"*) return 1 ;;
+			esac
+			_hj_k=$_hj_k$_hj_r _hook_ctx=$_hook_ctx$_hj_r:
+			_hj_ws || return 1
+			case $_hj in
+			:*) _hj=${_hj#?} ;;
+			*) return 1 ;;
+			esac
+			_hj_ws || return 1
+			case $_hj in
+			\"*)
+				_hj_str || return 1
+				case $_hj_r in
+				*\\/*) return 1 ;;
+				esac
+				_hook_ctx=$_hook_ctx$_hj_r,
+				;;
+			true* | false* | null*)
+				# shellcheck disable=SC2295 # $_hj_delim is a pattern
+				_hj_p=${_hj%%$_hj_delim*}
+				case $_hj_p in
+				true | false | null) ;;
+				*) return 1 ;;
+				esac
+				_hj=${_hj#"$_hj_p"} _hook_ctx=$_hook_ctx$_hj_p,
+				;;
+			*)
+				_hj_int || return 1
+				_hook_ctx=$_hook_ctx$_hj_p,
+				;;
+			esac
+			_hj_ws || return 1
+			case $_hj in
+			,*) _hj=${_hj#?} ;;
+			\}*)
+				_hj=${_hj#?}
+				break
+				;;
+			*) return 1 ;;
+			esac
+			_hj_ws || return 1
+		done
+		;;
+	esac
+	_hj_ws && [ -z "$_hj" ]
+}
+
+# _hook_default KEY: $_hook_def = the JSON text of properties.KEY.default in
+# the plugin's config.json, empty if it is null or false (jq's //).  1 if
+# jq must read it.
+_hook_default() {
+	_hook_def= _hj=
+	[ -r "$hook_dir/config.json" ] || return 1
+	while IFS= read -r _hj_l || [ -n "$_hj_l" ]; do
+		_hj=$_hj$_hj_l$_hook_nl
+	done <"$hook_dir/config.json"
+	_hj_member properties && _hj_member "$1" && _hj_member default || return 1
+	_hj_t=$_hj
+	_hj_skip || return 1
+	_hook_def=${_hj_t%"$_hj"}
+	case $_hook_def in
+	null | false) _hook_def= ;;
+	esac
+}
+
+# _hj_member KEY: the front is an object; move to the value of its member KEY.
+_hj_member() {
+	_hj_ws || return 1
+	case $_hj in
+	\{*) _hj=${_hj#?} ;;
+	*) return 1 ;;
+	esac
+	while :; do
+		_hj_ws || return 1
+		case $_hj in
+		\"*) _hj_str || return 1 ;;
+		*) return 1 ;;
+		esac
+		_hj_ws || return 1
+		case $_hj in
+		:*) _hj=${_hj#?} ;;
+		*) return 1 ;;
+		esac
+		_hj_ws || return 1
+		[ "$_hj_s" != "$1" ] || return 0
+		_hj_skip || return 1
+		_hj_ws || return 1
+		case $_hj in
+		,*) _hj=${_hj#?} ;;
+		*) return 1 ;;
+		esac
+	done
+}
+
+# _hj_skip: move past the value at the front (not checked in full).
+_hj_skip() {
+	_hj_d=0
+	while :; do
+		case $_hj in
+		\"*) _hj_str || return 1 ;;
+		[[{]*) _hj=${_hj#?} _hj_d=$((_hj_d + 1)) ;;
+		[]}]*) _hj=${_hj#?} _hj_d=$((_hj_d - 1)) ;;
+		[,:]*)
+			[ "$_hj_d" -gt 0 ] || return 1
+			_hj=${_hj#?}
+			;;
+		*)
+			# shellcheck disable=SC2295 # $_hj_delim is a pattern
+			_hj_p=${_hj%%$_hj_delim*}
+			[ -n "$_hj_p" ] || return 1
+			_hj=${_hj#"$_hj_p"}
+			;;
+		esac
+		[ "$_hj_d" -gt 0 ] || return "$(( _hj_d < 0 ))"
+		_hj_ws || return 1
+	done
+}
