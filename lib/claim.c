@@ -52,6 +52,20 @@ claim_due(const rec_t *r, int64_t now, int by_name)
 
 static int take_staged(store_t *s, const char *id, const claim_opts_t *o, int64_t now, rec_t *out);
 
+/* Write each held lease's object into its lock file, for cat. */
+static void
+note_leases(const rec_t *out, const int *fds, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (fds[i] >= 0) {
+			buf_t l = {0};
+			buf_adds(&l, rec_raw(&out[i], "lease"));
+			buf_addc(&l, '\n');
+			lease_note(fds[i], l.p);
+			buf_free(&l);
+		}
+}
+
 /* Under the store lock, with the flock held: check and take. */
 static int
 take(store_t *s, const char *id, const claim_opts_t *o, int64_t now, int fd, rec_t *out)
@@ -60,13 +74,7 @@ take(store_t *s, const char *id, const claim_opts_t *o, int64_t now, int fd, rec
 	if (rc != CLAIM_OK)
 		return rc;
 	store_commit(s);
-	if (fd >= 0) {
-		buf_t l = {0};
-		buf_adds(&l, rec_raw(out, "lease"));
-		buf_addc(&l, '\n');
-		lease_note(fd, l.p);
-		buf_free(&l);
-	}
+	note_leases(out, &fd, 1);
 	return CLAIM_OK;
 }
 
@@ -116,14 +124,7 @@ claim_ids(store_t *s, char (*ids)[ID_LEN + 1], size_t nids, const claim_opts_t *
 	}
 	store_commit(s);   /* one sync for the whole batch (none if s->lazy:
 	                    * abx-tick syncs on its own clock) */
-	for (int i = 0; i < got; i++)
-		if (fds[i] >= 0) {
-			buf_t l = {0};
-			buf_adds(&l, rec_raw(&out[i], "lease"));
-			buf_addc(&l, '\n');
-			lease_note(fds[i], l.p);
-			buf_free(&l);
-		}
+	note_leases(out, fds, got);
 	store_unlock(s);
 	return got;
 }
@@ -203,14 +204,7 @@ claim_next_batch(store_t *s, const char *type, const char *crawl_id, const claim
 	free(first);
 	free(cand);
 	store_commit(s);   /* one sync for the batch */
-	for (int i = 0; i < got; i++)
-		if (fds[i] >= 0) {
-			buf_t l = {0};
-			buf_adds(&l, rec_raw(&out[i], "lease"));
-			buf_addc(&l, '\n');
-			lease_note(fds[i], l.p);
-			buf_free(&l);
-		}
+	note_leases(out, fds, got);
 	store_unlock(s);
 	return got;
 }

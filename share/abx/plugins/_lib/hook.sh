@@ -33,6 +33,8 @@ _hook_nl='
 '
 _hj_stop='[\"\\[:cntrl:]]'    # ends a run of plain string characters (JSON below)
 _hj_delim='[],:{}"[:space:][]' # ends a number, true, false or null
+_hj_badws='[![:blank:]
+]'           # white space that is not JSON's
 
 # hook_init PREFIX ARGS...: parse argv, resolve the timeout and enabled flag.
 hook_init() {
@@ -54,7 +56,7 @@ hook_init() {
 	esac
 	[ "$timeout" -gt 0 ] || timeout=60
 	# curl refuses a URL with a space in it; browsers and wget send %20
-	url_sp= _hj_r=$url
+	url_sp='' _hj_r=$url
 	while :; do
 		case $_hj_r in
 		*' '*) url_sp=$url_sp${_hj_r%% *}%20 _hj_r=${_hj_r#* } ;;
@@ -143,7 +145,7 @@ hook_words() {
 	*\[*) _hook_array "$1" && { hook_words=$_hook_words; return; } ;;
 	*"$_hook_nl"*) ;;
 	*)
-		_hook_words= _hj_r=$1
+		_hook_words='' _hj_r=$1
 		while :; do
 			_hj_r=${_hj_r#"${_hj_r%%[! ]*}"}
 			[ -n "$_hj_r" ] || break
@@ -305,7 +307,7 @@ _hook_json_ctl() {
 
 # _hook_quote S: append S, single-quoted for sh, to $_hook_words.
 _hook_quote() {
-	_hj_q= _hj_t=$1
+	_hj_q='' _hj_t=$1
 	while :; do
 		case $_hj_t in
 		*\'*) _hj_q="$_hj_q${_hj_t%%\'*}'\\''" _hj_t=${_hj_t#*\'} ;;
@@ -321,14 +323,14 @@ _hj_ws() {
 	[ -n "$_hj_w" ] || return 0
 	_hj=${_hj#"$_hj_w"}
 	case $_hj_w in
-	*[![:blank:]"$_hook_nl"]*) return 1 ;;
+	*$_hj_badws*) return 1 ;;
 	esac
 	return 0
 }
 
 # _hj_str: read the string at the front: $_hj_s its value, $_hj_r its JSON text.
 _hj_str() {
-	_hj=${_hj#\"} _hj_s= _hj_r=\"
+	_hj=${_hj#\"} _hj_s='' _hj_r=\"
 	while :; do
 		# shellcheck disable=SC2295 # $_hj_stop is a pattern
 		_hj_p=${_hj%%$_hj_stop*}
@@ -406,7 +408,7 @@ _hook_array() {
 # {}) as jq -c prints them, each followed by ",".  1 if jq must do it: an
 # object with other values, or keys of the result, or a key twice.
 _hook_ctx() {
-	_hook_ctx= _hj=${EXTRA_CONTEXT:-} _hj_k=
+	_hook_ctx='' _hj=${EXTRA_CONTEXT:-} _hj_k=''
 	[ -n "$_hj" ] || return 0
 	_hj_ws || return 1
 	case $_hj in
@@ -477,7 +479,7 @@ _hook_ctx() {
 # the plugin's config.json, empty if it is null or false (jq's //).  1 if
 # jq must read it.
 _hook_default() {
-	_hook_def= _hj=
+	_hook_def='' _hj=''
 	[ -r "$hook_dir/config.json" ] || return 1
 	while IFS= read -r _hj_l || [ -n "$_hj_l" ]; do
 		_hj=$_hj$_hj_l$_hook_nl
@@ -526,8 +528,8 @@ _hj_skip() {
 	while :; do
 		case $_hj in
 		\"*) _hj_str || return 1 ;;
-		[[{]*) _hj=${_hj#?} _hj_d=$((_hj_d + 1)) ;;
-		[]}]*) _hj=${_hj#?} _hj_d=$((_hj_d - 1)) ;;
+		\[* | \{*) _hj=${_hj#?} _hj_d=$((_hj_d + 1)) ;;
+		\]* | \}*) _hj=${_hj#?} _hj_d=$((_hj_d - 1)) ;;
 		[,:]*)
 			[ "$_hj_d" -gt 0 ] || return 1
 			_hj=${_hj#?}
