@@ -6,7 +6,8 @@
 # It prints JSONL records on stdout and logs on stderr; it exits 0 when it
 # succeeded, 10 when it skipped, anything else when it failed.
 #
-#   . "$(dirname "$0")/../_lib/hook.sh"
+#   case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
+#   . "$_d/../_lib/hook.sh"         # sets $hook_dir, the hook's dir
 #   hook_init WGET "$@"     # sets $url ($url_sp: spaces as %20), $timeout;
 #                           # skips if WGET_ENABLED is false
 #   ...
@@ -56,12 +57,13 @@ hook_init() {
 	esac
 	[ "$timeout" -gt 0 ] || timeout=60
 	# curl refuses a URL with a space in it; browsers and wget send %20
-	url_sp='' _hj_r=$url
+	url_sp='' _hj_r=$url _hj_i=0
 	while :; do
 		case $_hj_r in
 		*' '*) url_sp=$url_sp${_hj_r%% *}%20 _hj_r=${_hj_r#* } ;;
 		*) break ;;
 		esac
+		[ $((_hj_i += 1)) -le 64 ] || _hj_r=$(printf '%s\n' "$_hj_r" | sed 's/ /%20/g')
 	done
 	url_sp=$url_sp$_hj_r
 	while :; do  # no trailing newlines, as from $(...)
@@ -264,37 +266,55 @@ HOOK_DEFAULT_UA="Mozilla/5.0 (compatible; abx/0.1; +https://github.com/ArchiveBo
 # text being read is in $_hj, consumed from the front.
 
 
-# hook_json VALUE: $hook_json = VALUE as a JSON string, escaped like jq -c
+# hook_json VALUE: $hook_json = VALUE as a JSON string, escaped as jq -c
 # does (bytes that are not UTF-8 are left alone: the runner replaces them).
+# Each escape costs the shell a copy of the rest, so a long VALUE, or one
+# with many characters to escape (a page's title may be anything), goes to
+# jq, which is linear.
 hook_json() {
-	_hj_r=$1 _hj_o=
+	# shellcheck disable=SC2295 # $_hj_stop is a pattern
+	case $1 in
+	*$_hj_stop*) ;;
+	*)
+		hook_json=\"$1\"
+		return
+		;;
+	esac
+	_hj_r=$1 _hj_o='' _hj_i=0
+	[ ${#1} -le 4096 ] || _hj_i=64
 	while :; do
 		# shellcheck disable=SC2295 # $_hj_stop is a pattern
 		_hj_p=${_hj_r%%$_hj_stop*}
 		[ "$_hj_p" != "$_hj_r" ] || break
+		if [ $((_hj_i += 1)) -gt 64 ]; then
+			hook_json=$(printf '%s' "$1" | jq -Rs .)
+			return
+		fi
 		_hj_r=${_hj_r#"$_hj_p"}
-		_hj_c=${_hj_r%"${_hj_r#?}"}
-		_hj_r=${_hj_r#?}
-		case $_hj_c in
-		\" | \\) _hj_c=\\$_hj_c ;;
-		"$_hook_nl") _hj_c='\n' ;;
-		[[:blank:]]) _hj_c='\t' ;;
-		*) _hook_json_ctl "$_hj_c" ;;
+		case $_hj_r in
+		\"*) _hj_c='\"' ;;
+		\\*) _hj_c=\\\\ ;;
+		"$_hook_nl"*) _hj_c='\n' ;;
+		[[:blank:]]*) _hj_c='\t' ;;
+		*) _hook_json_ctl ;;
 		esac
-		_hj_o=$_hj_o$_hj_p$_hj_c
+		_hj_r=${_hj_r#?} _hj_o=$_hj_o$_hj_p$_hj_c
 	done
 	hook_json=\"$_hj_o$_hj_r\"
 }
 
-# _hook_json_ctl C: $_hj_c = the escape of control character C.
+# _hook_json_ctl: $_hj_c = the escape of the control character that starts $_hj_r.
 _hook_json_ctl() {
-	_hj_n=$(printf '%d' "'$1")
+	_hj_n=$(printf '%d' "'$_hj_r")
 	case $_hj_n in
 	8) _hj_c='\b' ;;
 	12) _hj_c='\f' ;;
 	13) _hj_c='\r' ;;
 	*)
-		[ "$_hj_n" -lt 128 ] 2>/dev/null || return 0   # a C1 control of a UTF-8 shell
+		if [ "$_hj_n" -ge 128 ] 2>/dev/null; then   # a C1 control of a UTF-8 shell
+			_hj_c=${_hj_r%"${_hj_r#?}"}
+			return
+		fi
 		_hj_x=$((_hj_n % 16))
 		case $_hj_x in
 		10) _hj_x=a ;; 11) _hj_x=b ;; 12) _hj_x=c ;;

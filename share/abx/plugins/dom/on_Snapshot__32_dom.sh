@@ -9,7 +9,8 @@
 # output.html only when whole and non-empty (parse_html_urls reads it):
 # "succeeded", else "failed" with chromium's last ERROR line.
 # shellcheck source-path=SCRIPTDIR source=../_lib/hook.sh
-. "$(dirname "$0")/../_lib/hook.sh"
+case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
+. "$_d/../_lib/hook.sh"
 
 hook_init DOM "$@"
 require_http

@@ -14,13 +14,14 @@
 #    None: "skipped", exit 10 ("no favicon found"); a candidate that could
 #    not be fetched at all (no response) makes it "failed" instead.
 # shellcheck source-path=SCRIPTDIR source=../_lib/hook.sh
-. "$(dirname "$0")/../_lib/hook.sh"
+case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
+. "$_d/../_lib/hook.sh"
 
 hook_init FAVICON "$@"
 require_http
 hook_tmpdir
 
-parser="$(dirname "$0")/../parse_html_urls/parse_html_urls"
+parser="$hook_dir/../parse_html_urls/parse_html_urls"
 base=$url
 icon=
 if base=$(hook_curl --output "$tmp/page" --write-out '%{url_effective}' -- "$url_sp" 2>>"$tmp/err") &&

@@ -13,7 +13,8 @@
 #    sorted by path; "succeeded", output_str "hashes.json (N files)".
 #    Names that are not UTF-8 get U+FFFD in the JSON (jq's rule).
 # shellcheck source-path=SCRIPTDIR source=../_lib/hook.sh
-. "$(dirname "$0")/../_lib/hook.sh"
+case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
+. "$_d/../_lib/hook.sh"
 
 hook_init HASHES "$@"
 if [ -z "${SNAP_DIR:-}" ] || [ ! -d "$SNAP_DIR" ]; then
@@ -34,8 +35,9 @@ find . -mindepth 2 ! -path "./$own/*" ! -path '*/.*' -type f \
 	! -name '*.log' ! -name '*.pid' ! -name 'on_*.sh' -print0 |
 	sort -z | xargs -0 -r sha256sum -z -- >"$tmp/sums" ||
 	hook_done failed "sha256sum failed"
+# one jq: the number of files on the first line, then hashes.json
 jq -Rs 'split("\u0000") | map(select(length > 66) | {key: (.[66:] | ltrimstr("./")), value: .[0:64]})
-	| from_entries' "$tmp/sums" >"$tmp/hashes.json" || hook_done failed "cannot build hashes.json"
-n=$(jq length "$tmp/hashes.json")
+	| from_entries | length, .' "$tmp/sums" >"$tmp/out" || hook_done failed "cannot build hashes.json"
+{ read -r n && cat >"$tmp/hashes.json"; } <"$tmp/out" || hook_done failed "cannot build hashes.json"
 mv "$tmp/hashes.json" "$out/hashes.json" || hook_done failed "cannot write hashes.json"
 hook_done succeeded "hashes.json ($n files)"

@@ -13,7 +13,8 @@
 #    of a 404), output_str "headers.json (HTTP <code>)"; "failed" only when
 #    no response came.
 # shellcheck source-path=SCRIPTDIR source=../_lib/hook.sh
-. "$(dirname "$0")/../_lib/hook.sh"
+case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
+. "$_d/../_lib/hook.sh"
 
 hook_init HEADERS "$@"
 require_http

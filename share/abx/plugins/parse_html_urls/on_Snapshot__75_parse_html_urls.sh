@@ -7,7 +7,7 @@
 # (see the comment at the top of parse_html_urls.c for the algorithm and
 # the record formats).  This wrapper only honours PARSE_HTML_URLS_ENABLED
 # and reports a missing build.
-dir=$(dirname "$0")
+case $0 in */*) dir=${0%/*} ;; *) dir=. ;; esac
 case ${PARSE_HTML_URLS_ENABLED-true} in
 [Ff]alse | FALSE | 0 | [Nn]o | NO | [Oo]ff | OFF | '')
 	echo '{"type":"ArchiveResult","status":"skipped","output_str":"PARSE_HTML_URLS_ENABLED is false"}'

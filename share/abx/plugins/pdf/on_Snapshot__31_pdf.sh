@@ -8,7 +8,8 @@
 # A non-empty output.pdf: "succeeded", else "failed" with chromium's last
 # ERROR line.
 # shellcheck source-path=SCRIPTDIR source=../_lib/hook.sh
-. "$(dirname "$0")/../_lib/hook.sh"
+case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
+. "$_d/../_lib/hook.sh"
 
 hook_init PDF "$@"
 require_http

@@ -15,7 +15,8 @@
 #      {"type":"Snapshot","title":"..."}
 #      {"type":"ArchiveResult","status":"succeeded","output_str":"<title>",...}
 # shellcheck source-path=SCRIPTDIR source=../_lib/hook.sh
-. "$(dirname "$0")/../_lib/hook.sh"
+case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
+. "$_d/../_lib/hook.sh"
 
 hook_init TITLE "$@"
 require_http
@@ -48,5 +49,6 @@ if ! printf '%s' "$title" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1; then
 		grep -io 'charset=["'\'']\{0,1\}[-A-Za-z0-9_:.]*' | head -n 1 | sed 's/^charset=["'\'']\{0,1\}//')
 	utf8=$(printf '%s' "$title" | iconv -f "${charset:-WINDOWS-1252}" -t UTF-8 2>/dev/null) || utf8=$title
 fi
-jq -cn --arg title "$utf8" '{type: "Snapshot", title: $title}'
+hook_json "$utf8"
+printf '{"type":"Snapshot","title":%s}\n' "$hook_json"
 hook_done succeeded "$utf8"

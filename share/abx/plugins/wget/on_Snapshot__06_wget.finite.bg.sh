@@ -17,15 +17,18 @@
 #    ERROR line (e.g. "ERROR 404: Not Found.") as the reason.
 # SIGTERM stops wget and still prints a result.
 # shellcheck source-path=SCRIPTDIR source=../_lib/hook.sh
-. "$(dirname "$0")/../_lib/hook.sh"
+case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
+. "$_d/../_lib/hook.sh"
 
 hook_init WGET "$@"
 require_http
 hook_lock_cwd
 hook_tmpdir
 
-eval "set -- $(sh_words "${WGET_ARGS:-$(hook_default WGET_ARGS)}")"
-eval "set -- \"\$@\" $(sh_words "${WGET_ARGS_EXTRA:-[]}")"
+hook_words "${WGET_ARGS:-$(hook_default WGET_ARGS)}"
+eval "set -- $hook_words"
+hook_words "${WGET_ARGS_EXTRA:-[]}"
+eval "set -- \"\$@\" $hook_words"
 set -- "$@" --timeout="$timeout" --user-agent="${USER_AGENT:-$HOOK_DEFAULT_UA}"
 is_false "${CHECK_SSL_VALIDITY:-true}" && set -- "$@" --no-check-certificate
 [ -n "${COOKIES_FILE:-}" ] && [ -r "$COOKIES_FILE" ] && set -- "$@" --load-cookies="$COOKIES_FILE"
@@ -44,7 +47,8 @@ trap - TERM
 cat "$tmp/log" >&2
 
 # -nv: ... URL:<url> [n/n] -> "<path>" [1]; verbose: Saving to: '<path>'
-page=$(sed -n 's/.* -> "\(.*\)" \[[0-9]*\]$/\1/p; s/^Saving to: .\(.*\).$/\1/p' "$tmp/log" | head -n 1)
+page=$(sed -n -e 's/.* -> "\(.*\)" \[[0-9]*\]$/\1/p' -e 't q' -e 's/^Saving to: .\(.*\).$/\1/p' -e 't q' \
+	-e d -e ':q' -e q "$tmp/log")
 if [ -n "$page" ] && [ -f "$page" ]; then
 	hook_done succeeded "wget/$page"
 fi
