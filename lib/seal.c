@@ -709,50 +709,55 @@ seal_site_index(store_t *s)
 	}
 	if (off < 0 || off > sb.st_size || pages < 0)
 		pages = 0, off = 0;
-	size_t n = sb.st_size - off;
-	char *p = xmalloc(n + 1);
-	ssize_t got = pread(fd, p, n, off);
-	close(fd);
-	if (got < 0)
-		got = 0;
+	/* read in chunks and keep at most a page of records: a rebuild of a
+	 * large archive streams through it in constant memory */
 	recs_t v = {0};
-	size_t *ends = NULL;    /* byte offset after each kept line */
-	char *q = p, *end = p + got;
-	while (q < end) {
-		char *nl = memchr(q, '\n', end - q);
-		if (!nl)
+	long long at = off;          /* file offset of the next unread byte */
+	long long page_start = off;  /* where the records in v begin */
+	buf_t carry = {0};
+	char chunk[1 << 16];
+	int advanced = 0;
+	for (;;) {
+		ssize_t got = pread(fd, chunk, sizeof chunk, at);
+		if (got <= 0)
 			break;
-		rec_t r;
-		if (nl > q && rec_parse(&r, q, nl - q) == 0) {
-			recs_add(&v, &r);
-			rec_free(&r);
-			ends = xrealloc(ends, v.n * sizeof *ends);
-			ends[v.n - 1] = nl + 1 - p;
+		at += got;
+		buf_add(&carry, chunk, got);
+		char *q = carry.p, *end = carry.p + carry.len;
+		for (char *nl; q < end && (nl = memchr(q, '\n', end - q)); q = nl + 1) {
+			rec_t r;
+			if (nl > q && rec_parse(&r, q, nl - q) == 0) {
+				recs_add(&v, &r);
+				rec_free(&r);
+			}
+			if (v.n == SITE_PAGE) {
+				char name[64], title[64];
+				snprintf(name, sizeof name, "index-%ld.html", pages);
+				snprintf(title, sizeof title, "abx archive, page %ld", pages);
+				site_page(s, name, title, v.v, v.n, 0, (pages + 1) * SITE_PAGE);
+				pages++;
+				recs_free(&v);
+				/* the next page starts after this line */
+				page_start = at - (long long)(end - (nl + 1));
+				advanced = 1;
+			}
 		}
-		q = nl + 1;
+		size_t left = end - q;
+		memmove(carry.p, q, left);
+		carry.len = left;
 	}
-	size_t first = 0;
-	while (v.n - first >= SITE_PAGE) {
-		char name[64];
-		snprintf(name, sizeof name, "index-%ld.html", pages);
-		char title[64];
-		snprintf(title, sizeof title, "abx archive, page %ld", pages);
-		site_page(s, name, title, v.v + first, SITE_PAGE, 0, (pages + 1) * SITE_PAGE);
-		first += SITE_PAGE;
-		pages++;
-	}
-	if (first) {
-		off += ends[first - 1];   /* ends[] are relative to where we read */
-		/* the state: pages written and where the rest begins */
+	close(fd);
+	buf_free(&carry);
+	off = page_start;
+	if (advanced) {
 		buf_t b = {0};
 		buf_addf(&b, "{\"pages\":%ld,\"offset\":%lld}\n", pages, off);
 		if (fs_replace(s->dfd, SITE_STATE, b.p, b.len, 0) < 0)
 			warnsys("unable to write %s/%s", s->dir, SITE_STATE);
 		buf_free(&b);
 	}
+	size_t first = 0;
 	site_page(s, "index.html", "abx archive", v.v + first, v.n - first, pages,
 	    pages * SITE_PAGE + (long)(v.n - first));
-	free(ends);
-	free(p);
 	recs_free(&v);
 }
