@@ -753,13 +753,13 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 	cr->timeout = conf_seconds(conf_get(&cr->conf, "CRAWL_TIMEOUT"), 0);
 	cr->max_depth = rec_int(crawl, "max_depth", 0);
 	urlfilter_init(&cr->filter, conf_get(&cr->conf, "URL_ALLOWLIST"), conf_get(&cr->conf, "URL_DENYLIST"));
+	int was_lazy = s->lazy;
+	s->lazy = 1;   /* claims, results, seals, children: synced on a clock */
 	load_limits(cr, crawl);
 	t->crawls++;
 	if (t->verbose)
 		info("crawl %s started (max_depth %d, %d slots)", cr->cid, cr->max_depth, cr->slots);
 
-	int was_lazy = s->lazy;
-	s->lazy = 1;   /* claims, results, seals, children: synced on a clock */
 	int setup = family_has_hooks(cr, "CrawlSetup"), cleanup = family_has_hooks(cr, "CrawlCleanup");
 	if (setup)
 		run_phase(t, "CrawlSetup", cr->cid, cfd, &cr->ps);
