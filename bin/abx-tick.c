@@ -162,6 +162,7 @@ main(int argc, char **argv)
 		    t.discovered, t.requeued, secs);
 	}
 	close(lfd);
+	tick_forget_plugins(&t);
 	store_close(&s);
 	if (rc == 2)
 		return 128 + lastsig;

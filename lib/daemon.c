@@ -111,6 +111,7 @@ daemon_run(tick_t *t, double poll_flag, volatile sig_atomic_t *hup)
 		if (*hup) {
 			*hup = 0;
 			load_conf(t, &d, poll_flag, remote);
+			tick_forget_plugins(t);
 			info("SIGHUP: abx.conf re-read (poll %g s, repair every %g s)", d.poll, d.repair);
 		}
 		if (watching)

@@ -71,8 +71,6 @@ typedef struct {
 	int paused, cancelled;
 	worker_t w[MAX_SLOTS];
 	int nw;
-	plugins_t ps;            /* discovered once per crawl run */
-	int have_ps;
 	int drawn;               /* progress lines on screen */
 	int64_t last_renew, last_check, last_draw;
 } crawlrun_t;
@@ -601,7 +599,7 @@ refill(crawlrun_t *cr)
 			cl[ncl++] = cr->w[k].pidfd;
 		}
 		cl[ncl++] = cr->cfd;
-		w->pid = spawn(t, "Snapshot", w->id, plugins, fd, cl, ncl, cr->have_ps ? &cr->ps : NULL,
+		w->pid = spawn(t, "Snapshot", w->id, plugins, fd, cl, ncl, t->have_ps ? &t->ps : NULL,
 		    &w->outfd);
 		w->pidfd = syscall(SYS_pidfd_open, w->pid, 0);
 		cr->nw++;
@@ -700,26 +698,51 @@ reap(crawlrun_t *cr, int timeout_ms)
 
 /* Does any plugin selected for this crawl have hooks of this family?
  * (Most have no CrawlSetup or CrawlCleanup hook: no worker is forked.) */
+/* The plugins, discovered once and kept for a minute: a daemon sees a
+ * plugin installed meanwhile within that time (or at SIGHUP). */
+static void
+discover_plugins(tick_t *t)
+{
+	int64_t now = clock_mono();
+	if (t->have_ps && now - t->ps_at < 60 * 1000000LL)
+		return;
+	if (t->have_ps)
+		plugins_free(&t->ps);
+	t->have_ps = 0;
+	char real[PATH_MAX];
+	if (!realpath(t->s->dir, real))
+		return;
+	char **path = plugins_path(real);
+	plugins_discover(&t->ps, path);
+	for (char **d = path; *d; d++)
+		free(*d);
+	free(path);
+	t->have_ps = 1;
+	t->ps_at = now;
+}
+
+void
+tick_forget_plugins(tick_t *t)
+{
+	if (t->have_ps)
+		plugins_free(&t->ps);
+	t->have_ps = 0;
+}
+
+/* Does any plugin selected for this crawl have hooks of this family?
+ * (Most have no CrawlSetup or CrawlCleanup hook: no worker is forked.) */
 static int
 family_has_hooks(crawlrun_t *cr, const char *family)
 {
-	if (!cr->have_ps) {
-		char real[PATH_MAX];
-		if (!realpath(cr->t->s->dir, real))
-			return 1;
-		char **path = plugins_path(real);
-		plugins_discover(&cr->ps, path);
-		for (char **d = path; *d; d++)
-			free(*d);
-		free(path);
-		cr->have_ps = 1;
-	}
-	/* selection marks the copy: do it on a scratch copy of the flags */
+	tick_t *t = cr->t;
+	discover_plugins(t);
+	if (!t->have_ps)
+		return 1;
 	const char *missing = NULL;
 	size_t n = 1;
-	if (plugins_select(&cr->ps, &cr->conf, NULL, &missing) == 0) {
+	if (plugins_select(&t->ps, &cr->conf, NULL, &missing) == 0) {
 		hook_t **hs = NULL;
-		n = plugins_hooks(&cr->ps, family, &hs);
+		n = plugins_hooks(&t->ps, family, &hs);
 		free(hs);
 	}
 	return n > 0;
@@ -762,7 +785,7 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 
 	int setup = family_has_hooks(cr, "CrawlSetup"), cleanup = family_has_hooks(cr, "CrawlCleanup");
 	if (setup)
-		run_phase(t, "CrawlSetup", cr->cid, cfd, &cr->ps);
+		run_phase(t, "CrawlSetup", cr->cid, cfd, t->have_ps ? &t->ps : NULL);
 	char j[128];
 	store_crawl_journal(cr->cid, j, sizeof j);
 	store_each(s, j, "\"Snapshot\"", collect_url, cr);
@@ -804,7 +827,7 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 		seal_queued(cr);
 	/* CrawlCleanup also stops the daemons CrawlSetup left running */
 	if (!*t->signals && (cleanup || setup))
-		run_phase(t, "CrawlCleanup", cr->cid, cfd, &cr->ps);
+		run_phase(t, "CrawlCleanup", cr->cid, cfd, t->have_ps ? &t->ps : NULL);
 	/* the crawl's journal, written by us and by the workers: one sync */
 	store_sync(s);
 	store_sync_journal(s, j);
@@ -819,8 +842,6 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 			info("crawl %s %s", cr->cid, rc == SEAL_OK ? "sealed" : "requeued until its next snapshot is due");
 	}
 	lease_drop(cfd);
-	if (cr->have_ps)
-		plugins_free(&cr->ps);
 	urlset_free(&cr->seen);
 	urlfilter_free(&cr->filter);
 	conf_free(&cr->conf);

@@ -37,6 +37,7 @@
 #define ABX_TICK_H
 
 #include <signal.h>
+#include "plugin.h"
 #include "store.h"
 
 typedef struct {
@@ -45,6 +46,9 @@ typedef struct {
 	const char *only_crawl;
 	volatile sig_atomic_t *signals;  /* count of INT/TERM/HUP received */
 	int tick_lock_fd;                /* not inherited by workers */
+	plugins_t ps;                    /* discovered plugins, shared by workers */
+	int have_ps;
+	int64_t ps_at;
 	/* counters for the summary */
 	int crawls, snapshots, requeued, failed_workers, discovered;
 	int64_t started_us;
@@ -57,5 +61,7 @@ void tick_init(tick_t *t, store_t *s);
 int tick_pass(tick_t *t);
 /* -n: print what is due, run nothing; 0 if something is due, else 1. */
 int tick_dry(tick_t *t);
+/* Drop the discovered plugins (SIGHUP; exit). */
+void tick_forget_plugins(tick_t *t);
 
 #endif
