@@ -122,7 +122,8 @@ href(buf_t *b, const char *path)
 static const char css[] =
     "body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2430;background:#f6f7f9}"
     "header{background:#23395d;color:#fff;padding:18px 28px}header h1{margin:0;font-size:22px}"
-    "header a{color:#cfe0ff;word-break:break-all}main{padding:20px 28px;max-width:1100px}"
+    "header a{color:#cfe0ff;word-break:break-all}header .meta{color:#c9d4e5}"
+    "main{padding:20px 28px;max-width:1100px}"
     "table{border-collapse:collapse;width:100%;background:#fff;box-shadow:0 1px 3px #0002}"
     "th,td{text-align:left;padding:7px 10px;border-bottom:1px solid #e4e7ec;vertical-align:top}"
     "th{background:#eef1f5;font-size:13px;text-transform:uppercase;letter-spacing:.04em}"
