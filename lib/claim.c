@@ -272,9 +272,12 @@ claim_release(store_t *s, const char *id, long only_pid)
 		int mine = 1;
 		if (l && l[0] == '{' && only_pid) {
 			rec_t lr;
-			mine = rec_parse(&lr, l, strlen(l)) == 0 && rec_int(&lr, "pid", 0) == only_pid;
-			if (mine)
+			if (rec_parse(&lr, l, strlen(l)) == 0) {
+				mine = rec_int(&lr, "pid", 0) == only_pid;
 				rec_free(&lr);
+			} else {
+				mine = 0;
+			}
 		}
 		if (l && l[0] == '{' && mine) {
 			rec_set_null(&r, "lease");

@@ -117,7 +117,7 @@ daemon_run(tick_t *t, double poll_flag, volatile sig_atomic_t *hup)
 		if (watching)
 			while (inotifytools_next_events(0, 1))
 				;   /* drain (0 = do not wait): the pass below sees every change */
-		tick_pass(t);
+		int did = tick_pass(t);
 		if (*t->signals)
 			break;
 		if (clock_mono() - last_repair >= (int64_t)(d.repair * 1e6)) {
@@ -134,8 +134,13 @@ daemon_run(tick_t *t, double poll_flag, volatile sig_atomic_t *hup)
 		double to_repair = d.repair - (clock_mono() - last_repair) / 1e6;
 		if (to_repair < wait)
 			wait = to_repair;
-		if (wait <= 0)
-			continue;
+		if (wait <= 0) {
+			if (did == 0)
+				continue;   /* it ran something: look again at once */
+			/* due items this pass could not run (a crawl leased
+			 * elsewhere, say): never spin on them */
+			wait = d.poll < 1 ? d.poll : 1;
+		}
 		long secs = (long)wait + ((double)(long)wait < wait);   /* ceil */
 		if (watching) {
 			/* returns on a change, a signal (EINTR) or the timeout */

@@ -53,6 +53,7 @@ retention_parse(const char *s)
 typedef struct {
 	char id[ID_LEN + 1];
 	int64_t expires;
+	long long secs;      /* its DELETE_AFTER */
 } cand_t;
 
 typedef struct {
@@ -110,6 +111,7 @@ crawl_candidate(rec_t *r, void *arg)
 	char *id = rec_str(r, "id");
 	snprintf(sc->v[sc->n].id, sizeof sc->v[sc->n].id, "%s", id ? id : "");
 	sc->v[sc->n].expires = mod + d * 1000000;
+	sc->v[sc->n].secs = d;
 	sc->n++;
 	free(id);
 	return 0;
@@ -201,7 +203,11 @@ retention_run(store_t *s, int batch, int verbose)
 		kids_t k = {sc.v[i].id, 0};
 		store_each(s, j, "\"Snapshot\"", check_kids, &k);
 		if (k.unfinished == 0 && store_get(s, sc.v[i].id, &r) == 0) {
-			if (record_is_final(&r) && rec_isnull(&r, "retry_at")) {
+			/* re-checked under the lock: a crawl retried and sealed
+			 * again since the scan is younger now */
+			int64_t mod = rec_time(&r, "modified_at");
+			if (record_is_final(&r) && rec_isnull(&r, "retry_at") && rec_isnull(&r, "deleted_at") &&
+			    mod >= 0 && mod + sc.v[i].secs * 1000000 <= clock_now()) {
 				rec_set_time(&r, "deleted_at", clock_now());
 				rec_set_str(&r, "notes", "removed by retention (DELETE_AFTER)");
 				store_put(s, &r);
@@ -218,7 +224,9 @@ retention_run(store_t *s, int batch, int verbose)
 		lease_drop(fd);
 	}
 	if (removed) {
+		store_lock(s);   /* seals append to index.jsonl under it */
 		prune_site_index(s, gone, removed);
+		store_unlock(s);
 		seal_site_index(s);
 	}
 	free(gone);

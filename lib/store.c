@@ -614,6 +614,7 @@ repair_tail(store_t *s, int fd, const char *rel, int keep)
 
 static void index_write_full(store_t *s);
 static int journal_sync(store_t *s, const char *j);
+static void entry_journal(const ient_t *e, char *out, size_t n);
 
 /* Read new index lines (or all, if the file was replaced). */
 static void
@@ -711,8 +712,24 @@ index_write_full(store_t *s)
 	for (size_t i = 0; i < s->tabcap; i++)
 		if (s->tab[i].used && s->tab[i].live)
 			index_line(s, &b, &s->tab[i]);
-	for (size_t i = 0; i < s->njs; i++)
-		state_line(&b, s->js[i].j, s->js[i].end);
+	/* keep the state of journals that still hold active items: the
+	 * others need no replay check at every lock */
+	size_t keep = 0;
+	for (size_t i = 0; i < s->njs; i++) {
+		int live = !strcmp(s->js[i].j, "crawls.jsonl") || !strcmp(s->js[i].j, "schedules.jsonl") ||
+		           !strcmp(s->js[i].j, "binaries.jsonl");
+		for (size_t k = 0; k < s->tabcap && !live; k++)
+			if (s->tab[k].used && s->tab[k].live) {
+				char j[128];
+				entry_journal(&s->tab[k], j, sizeof j);
+				live = strcmp(j, s->js[i].j) == 0;
+			}
+		if (live) {
+			s->js[keep++] = s->js[i];
+			state_line(&b, s->js[i].j, s->js[i].end);
+		}
+	}
+	s->njs = keep;
 	fault_point("index-before-rename");
 	if (fs_replace(s->dfd, INDEX_PATH, b.p, b.len, 0) < 0)
 		diesys(EX_IOERR_, "unable to write %s/%s", s->dir, INDEX_PATH);

@@ -439,7 +439,14 @@ finish(crawlrun_t *cr, worker_t *w, int status)
 	if (*t->signals) {
 		requeue(t, w->id, "interrupted by a signal");
 	} else if (store_get(s, w->id, &r) == 0) {
-		if (rec_streq(&r, "status", "paused")) {
+		const char *lease = rec_raw(&r, "lease");
+		int ours = lease && lease[0] == '{';
+		if (!ours && !record_is_final(&r) && !rec_streq(&r, "status", "paused")) {
+			/* requeued meanwhile (abx-ctl retry): its new run is due;
+			 * sealing now would throw that away */
+			if (t->verbose)
+				info("snapshot %s was requeued while it ran; left queued", w->id);
+		} else if (rec_streq(&r, "status", "paused")) {
 			/* ArchiveBox: the work is redone after resume */
 			claim_release(s, w->id, 0);
 		} else if (record_is_final(&r) && rec_isnull(&r, "retry_at")) {
@@ -575,6 +582,10 @@ refill(crawlrun_t *cr)
 	claim_opts_t o = {LEASE_US, 1, 0};
 	int got = claim_ids(s, ids, nc, &o, free_slots, got_r, got_fd);
 	free(ids);
+	/* each worker must inherit its own lease only: the batch's other
+	 * fds are close-on-exec now and closed in the worker below */
+	for (int g = 0; g < got; g++)
+		fcntl(got_fd[g], F_SETFD, FD_CLOEXEC);
 	size_t i = 0;
 	for (int g = 0; g < got; g++, i++) {
 		rec_t r = got_r[g];
@@ -592,12 +603,14 @@ refill(crawlrun_t *cr)
 		w->first_run = !(hr && strcmp(hr, "true") == 0);
 		w->lease_fd = fd;
 		w->started = clock_mono();
-		int cl[3 * MAX_SLOTS], ncl = 0;
+		int cl[4 * MAX_SLOTS + 1], ncl = 0;
 		for (int k = 0; k < cr->nw; k++) {
 			cl[ncl++] = cr->w[k].lease_fd;
 			cl[ncl++] = cr->w[k].outfd;
 			cl[ncl++] = cr->w[k].pidfd;
 		}
+		for (int k = g + 1; k < got; k++)
+			cl[ncl++] = got_fd[k];
 		cl[ncl++] = cr->cfd;
 		w->pid = spawn(t, "Snapshot", w->id, plugins, fd, cl, ncl, t->have_ps ? &t->ps : NULL,
 		    &w->outfd);
@@ -696,8 +709,6 @@ reap(crawlrun_t *cr, int timeout_ms)
 	}
 }
 
-/* Does any plugin selected for this crawl have hooks of this family?
- * (Most have no CrawlSetup or CrawlCleanup hook: no worker is forked.) */
 /* The plugins, discovered once and kept for a minute: a daemon sees a
  * plugin installed meanwhile within that time (or at SIGHUP). */
 static void
@@ -934,6 +945,7 @@ tick_pass(tick_t *t)
 {
 	store_t *s = t->s;
 	int did = 0;
+	int sealed_before = t->snapshots, crawls_before = t->crawls;
 	char skip[64][ID_LEN + 1];
 	int nskip = 0;
 	while (!*t->signals) {
@@ -968,7 +980,7 @@ tick_pass(tick_t *t)
 		}
 		break;
 	}
-	if (t->snapshots || t->crawls)
+	if (t->snapshots != sealed_before || t->crawls != crawls_before)
 		seal_site_index(s);
 	if (*t->signals)
 		return 2;
