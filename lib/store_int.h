@@ -1,0 +1,38 @@
+/*
+ * store_int.h — internal to the store: what store.c, index.c and journal.c
+ * share.  Not an interface: other code uses store.h, which also describes
+ * the layout and the protocol.
+ */
+#ifndef ABX_STORE_INT_H
+#define ABX_STORE_INT_H
+
+#include <stdint.h>
+#include "buf.h"
+#include "ids.h"
+#include "store.h"
+
+#define INDEX_PATH "index/active.jsonl"
+
+/* index.c: the active index */
+uint64_t hash_id(const char *id);
+ient_t *index_slot(store_t *s, const char *id, int create);
+void index_drop(store_t *s);
+jstate_t *jstate(store_t *s, const char *j, int create);
+void state_line(buf_t *b, const char *j, int64_t end);
+void index_line(store_t *s, buf_t *b, const ient_t *e);
+void index_header(store_t *s, buf_t *b);
+void index_refresh(store_t *s);      /* read new index lines */
+void index_append(store_t *s, buf_t *b);
+void index_write_full(store_t *s);   /* compact the index */
+void index_set_from(store_t *s, const rec_t *r, int64_t off);
+
+/* journal.c: journals */
+int repair_tail(store_t *s, int fd, const char *rel, int keep);
+void entry_journal(const ient_t *e, char *out, size_t n);
+int read_line_at(int fd, int64_t off, buf_t *out);
+int line_id(const char *p, size_t n, char id[ID_LEN + 1]);
+int journal_find(store_t *s, const char *journal, const char *id, rec_t *out, int64_t *offp);
+int journal_sync(store_t *s, const char *j);
+int journal_open_append(store_t *s, const char *j);
+
+#endif
