@@ -61,6 +61,7 @@
 #include "buf.h"
 #include "claim.h"
 #include "clock.h"
+#include "benchlib.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
@@ -103,42 +104,13 @@ typedef struct {
 	long n;
 } item_t;
 
-static char tmproot[4096];          /* removed at exit */
-static volatile sig_atomic_t stop;  /* SIGINT or SIGTERM seen */
 
-static void
-on_signal(int sig)
-{
-	stop = sig;
-}
 
-/* Called between batches and rounds: exit (through cleanup) if asked to. */
-static void
-check_stop(void)
-{
-	if (stop) {
-		warnx_("interrupted by signal %d; removing %s", (int)stop, tmproot);
-		exit(128 + stop);
-	}
-}
 
 static void
 cleanup(void)
 {
-	if (!*tmproot)
-		return;
-	char parent[4096];
-	snprintf(parent, sizeof parent, "%s", tmproot);
-	char *sl = strrchr(parent, '/');
-	if (!sl)
-		return;
-	*sl = 0;
-	int pfd = open(*parent ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0 || fs_rmtree(pfd, sl + 1) < 0)
-		warnsys("unable to remove %s", tmproot);
-	if (pfd >= 0)
-		close(pfd);
-	*tmproot = 0;
+	bench_rmtree(tmproot);
 }
 
 static double
@@ -545,29 +517,6 @@ fs_kind(const char *path)
 	return "other";
 }
 
-/* ---------------------------------------------------------------- stats */
-
-static int
-dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The q-quantile (0..1) of n values, by linear interpolation. */
-static double
-quantile(const double *v, int n, double q)
-{
-	double *t = xmalloc(sizeof(double) * n);
-	memcpy(t, v, sizeof(double) * n);
-	qsort(t, n, sizeof(double), dbl_cmp);
-	double pos = q * (n - 1);
-	int lo = (int)pos;
-	double x = lo + 1 < n ? t[lo] + (pos - lo) * (t[lo + 1] - t[lo]) : t[lo];
-	free(t);
-	return x;
-}
-
 static void
 ratio_line(const char *label, const variant_t *a, const variant_t *b, int rounds, double target)
 {
@@ -730,7 +679,7 @@ main(int argc, char **argv)
 		diesys(EX_CANTCREAT_, "unable to create %s", t);
 	}
 	atexit(cleanup);
-	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+	struct sigaction sa = {.sa_handler = bench_on_signal, .sa_flags = SA_RESTART};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchlib.h"
 #include "claim.h"
 #include "err.h"
 #include "exitcodes.h"
@@ -35,13 +36,6 @@ mono(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int
-cmpd(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
 }
 
 static void
@@ -142,9 +136,7 @@ main(void)
 			q[r] = (t2 - t1) / PER;
 		}
 	}
-	qsort(a, ROUNDS, sizeof *a, cmpd);
-	qsort(q, ROUNDS, sizeof *q, cmpd);
-	double am = a[ROUNDS / 2], qm = q[ROUNDS / 2];
+	double am = quantile(a, ROUNDS, 0.5), qm = quantile(q, ROUNDS, 0.5);
 	printf("claim: durable, group commit of %d (abx-tick's refill) / sqlite FULL one per transaction: "
 	       "%.2fx (%.1f us vs %.1f us per claim) [target <= 0.75x: %s]\n",
 	    BATCH, am / qm, am, qm, am / qm <= 0.75 ? "ok" : "MISSED");
@@ -154,10 +146,6 @@ main(void)
 	rec_free(&crawl);
 	free(cid);
 	store_close(&s);
-	int tfd = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (tfd < 0 || fs_rmtree(tfd, root + 5) < 0)
-		warnx_("unable to remove %s", root);
-	if (tfd >= 0)
-		close(tfd);
+	bench_rmtree(root);
 	return 0;
 }

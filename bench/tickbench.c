@@ -65,6 +65,7 @@
 
 #include "buf.h"
 #include "clock.h"
+#include "benchlib.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
@@ -81,42 +82,14 @@
 
 extern char **environ;
 
-static char tmproot[4096];
 static char bindir[4096] = "bin";
-static volatile sig_atomic_t stop;
 
-static void
-on_signal(int sig)
-{
-	stop = sig;
-}
 
-static void
-check_stop(void)
-{
-	if (stop) {
-		warnx_("interrupted by signal %d; removing %s", (int)stop, tmproot);
-		exit(128 + stop);
-	}
-}
 
 static void
 cleanup(void)
 {
-	if (!*tmproot)
-		return;
-	char parent[4096];
-	snprintf(parent, sizeof parent, "%s", tmproot);
-	char *sl = strrchr(parent, '/');
-	if (!sl)
-		return;
-	*sl = 0;
-	int pfd = open(*parent ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0 || fs_rmtree(pfd, sl + 1) < 0)
-		warnsys("unable to remove %s", tmproot);
-	if (pfd >= 0)
-		close(pfd);
-	*tmproot = 0;
+	bench_rmtree(tmproot);
 }
 
 static double
@@ -125,28 +98,6 @@ mono_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* ---------------------------------------------------------------- stats */
-
-static int
-dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double
-quantile(const double *v, int n, double q)
-{
-	double *t = xmalloc(sizeof(double) * n);
-	memcpy(t, v, sizeof(double) * n);
-	qsort(t, n, sizeof(double), dbl_cmp);
-	double pos = q * (n - 1);
-	int lo = (int)pos;
-	double x = lo + 1 < n ? t[lo] + (pos - lo) * (t[lo + 1] - t[lo]) : t[lo];
-	free(t);
-	return x;
 }
 
 /* "LABEL: R x (A ms vs B ms; per-round ...) [target ...]" */
@@ -779,7 +730,7 @@ main(int argc, char **argv)
 		diesys(EX_CANTCREAT_, "unable to create a temp dir");
 	}
 	atexit(cleanup);
-	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+	struct sigaction sa = {.sa_handler = bench_on_signal, .sa_flags = SA_RESTART};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

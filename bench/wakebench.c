@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "benchlib.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
@@ -48,7 +49,6 @@
 
 extern char **environ;
 
-static char tmproot[4096];
 static pid_t daemon_pid;
 
 static void
@@ -59,20 +59,7 @@ cleanup(void)
 		waitpid(daemon_pid, NULL, 0);
 		daemon_pid = 0;
 	}
-	if (!*tmproot)
-		return;
-	char parent[4096];
-	snprintf(parent, sizeof parent, "%s", tmproot);
-	char *sl = strrchr(parent, '/');
-	if (!sl)
-		return;
-	*sl = 0;
-	int pfd = open(*parent ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0 || fs_rmtree(pfd, sl + 1) < 0)
-		warnsys("unable to remove %s", tmproot);
-	if (pfd >= 0)
-		close(pfd);
-	*tmproot = 0;
+	bench_rmtree(tmproot);
 }
 
 static void
@@ -96,26 +83,6 @@ sleep_s(double s)
 	struct timespec ts = {(time_t)s, (long)((s - (long)s) * 1e9)};
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
-}
-
-static int
-dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double
-quantile(const double *v, int n, double q)
-{
-	double *t = xmalloc(sizeof(double) * n);
-	memcpy(t, v, sizeof(double) * n);
-	qsort(t, n, sizeof(double), dbl_cmp);
-	double pos = q * (n - 1);
-	int lo = (int)pos;
-	double x = lo + 1 < n ? t[lo] + (pos - lo) * (t[lo + 1] - t[lo]) : t[lo];
-	free(t);
-	return x;
 }
 
 static pid_t
