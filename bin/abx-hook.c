@@ -107,22 +107,8 @@ main(int argc, char **argv)
 	if (!dry)
 		fd = hold_lease(&s, id, strcmp(family, "Snapshot") == 0 ? "snapshot" : "crawl", &own);
 
-	sigset_t block, waitmask;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &waitmask);
-	sigdelset(&waitmask, SIGINT);
-	sigdelset(&waitmask, SIGTERM);
-	sigdelset(&waitmask, SIGHUP);
-	struct sigaction sa = {0};
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGCHLD, SIG_DFL);   /* an inherited SIG_IGN would reap the hooks for us */
+	sigset_t waitmask;
+	phase_signals(on_signal, &waitmask);
 	int subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
 
 	phase_opts_t o = {

@@ -157,9 +157,10 @@ main(int argc, char **argv)
 	}
 	if (t.tty && (t.crawls || t.snapshots)) {
 		double secs = (clock_mono() - t.started_us) / 1e6;
-		printf("abx-tick: %d crawl run%s, %d snapshot%s sealed, %d outlinks queued, %d requeued in %.1f s\n",
+		printf("abx-tick: %d crawl run%s, %d snapshot%s sealed, %d outlinks queued, %d requeued, "
+		       "%d worker failure%s in %.1f s\n",
 		    t.crawls, t.crawls == 1 ? "" : "s", t.snapshots, t.snapshots == 1 ? "" : "s",
-		    t.discovered, t.requeued, secs);
+		    t.discovered, t.requeued, t.failed_workers, t.failed_workers == 1 ? "" : "s", secs);
 	}
 	close(lfd);
 	tick_forget_plugins(&t);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "binary.h"
+#include "hookrun.h"
 #include "clock.h"
 #include "err.h"
 #include "ids.h"
@@ -188,19 +189,7 @@ binary_version(const char *abspath)
 	char *envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", "LC_ALL=C", NULL};
 	posix_spawnattr_t a;
 	posix_spawn_file_actions_t fa;
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	sigdelset(&all, SIGKILL);
-	sigdelset(&all, SIGSTOP);
-	posix_spawnattr_init(&a);
-	posix_spawnattr_setflags(&a, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setsigmask(&a, &none);
-	posix_spawnattr_setsigdefault(&a, &all);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+	spawn_setup(&a, &fa, pfd[1], pfd[1]);
 	posix_spawn_file_actions_addchdir_np(&fa, "/");
 	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	pid_t pid;

@@ -32,6 +32,24 @@ pidfd_open_(pid_t pid)
 #endif
 }
 
+void
+spawn_setup(posix_spawnattr_t *a, posix_spawn_file_actions_t *fa, int outfd, int errfd)
+{
+	sigset_t none, all;
+	sigemptyset(&none);
+	sigfillset(&all);
+	sigdelset(&all, SIGKILL);
+	sigdelset(&all, SIGSTOP);
+	posix_spawnattr_init(a);
+	posix_spawnattr_setflags(a, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setsigmask(a, &none);
+	posix_spawnattr_setsigdefault(a, &all);
+	posix_spawn_file_actions_init(fa);
+	posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(fa, outfd, 1);
+	posix_spawn_file_actions_adddup2(fa, errfd, 2);
+}
+
 int
 proc_spawn(proc_t *p, const spawn_t *sp, long timeout)
 {
@@ -41,19 +59,7 @@ proc_spawn(proc_t *p, const spawn_t *sp, long timeout)
 	p->grace = p->timeout && p->timeout < GRACE_MAX ? p->timeout : GRACE_MAX;
 	posix_spawnattr_t a;
 	posix_spawn_file_actions_t fa;
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	sigdelset(&all, SIGKILL);
-	sigdelset(&all, SIGSTOP);
-	posix_spawnattr_init(&a);
-	posix_spawnattr_setflags(&a, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setsigmask(&a, &none);
-	posix_spawnattr_setsigdefault(&a, &all);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, sp->outfd, 1);
-	posix_spawn_file_actions_adddup2(&fa, sp->errfd, 2);
+	spawn_setup(&a, &fa, sp->outfd, sp->errfd);
 	posix_spawn_file_actions_addfchdir_np(&fa, sp->cwdfd);
 	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	p->started = clock_now();

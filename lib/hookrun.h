@@ -28,6 +28,7 @@
 #ifndef ABX_HOOKRUN_H
 #define ABX_HOOKRUN_H
 
+#include <spawn.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -57,6 +58,10 @@ typedef struct {
 
 /* 0, or an errno value (ENOENT, EACCES, ENOEXEC ...) if it did not start. */
 int proc_spawn(proc_t *p, const spawn_t *sp, long timeout);
+/* The spawn attributes every child of ours gets: its own session, default
+ * signal dispositions, an empty mask, stdin /dev/null, stdout and stderr
+ * on outfd and errfd.  The caller adds its chdir, then closefrom(3). */
+void spawn_setup(posix_spawnattr_t *a, posix_spawn_file_actions_t *fa, int outfd, int errfd);
 
 /* SIGTERM to the group now, SIGKILL after the grace. */
 void proc_stop(proc_t *p, int why);

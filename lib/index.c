@@ -453,6 +453,13 @@ index_write_full(store_t *s)
 			s->nlive++;
 		}
 	free(tab);
+	index_adopt(s);
+	buf_free(&b);
+}
+
+void
+index_adopt(store_t *s)
+{
 	int fd = fs_open(s->dfd, INDEX_PATH, O_RDWR | O_APPEND, 0);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0)
@@ -461,7 +468,6 @@ index_write_full(store_t *s)
 	s->idxino = st.st_ino;
 	s->idxoff = st.st_size;
 	s->flines = s->nlive;
-	buf_free(&b);
 }
 
 void

@@ -445,13 +445,7 @@ store_rebuild_index(store_t *s)
 	fault_point("index-rebuild-before-rename");
 	if (fs_mkdirs(s->dfd, "index") < 0 || fs_replace(s->dfd, INDEX_PATH, b.p, b.len, 0) < 0)
 		diesys(EX_IOERR_, "unable to write %s/%s", s->dir, INDEX_PATH);
-	int fd = fs_open(s->dfd, INDEX_PATH, O_RDWR | O_APPEND, 0);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0)
-		diesys(EX_IOERR_, "unable to open %s/%s", s->dir, INDEX_PATH);
-	s->idxfd = fd;
-	s->idxino = st.st_ino;
-	s->idxoff = st.st_size;
+	index_adopt(s);
 	buf_free(&b);
 	if (!had) {
 		flock(s->lockfd, LOCK_UN);

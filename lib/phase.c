@@ -1090,6 +1090,26 @@ phase_free(phase_t *ph)
 		plugins_free(&ph->ps);
 }
 
+void
+phase_signals(void (*handler)(int), sigset_t *waitmask)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	sigset_t block;
+	sigemptyset(&block);
+	for (int i = 0; i < 3; i++)
+		sigaddset(&block, sigs[i]);
+	sigprocmask(SIG_BLOCK, &block, waitmask);
+	struct sigaction sa = {0};
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++) {
+		sigdelset(waitmask, sigs[i]);
+		sigaction(sigs[i], &sa, NULL);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGCHLD, SIG_DFL);
+}
+
 int
 phase_run(store_t *s, const phase_opts_t *o)
 {

@@ -64,6 +64,15 @@ typedef struct {
 	volatile sig_atomic_t *stop;
 } phase_opts_t;
 
+/*
+ * What a process that runs a phase sets up first (abx-hook, abx-tick's
+ * workers): SIGINT, SIGTERM and SIGHUP blocked except while waiting
+ * (*waitmask: the mask to wait with) and counted by handler; SIGPIPE
+ * ignored; SIGCHLD at its default (an inherited SIG_IGN would reap the
+ * hooks for us).
+ */
+void phase_signals(void (*handler)(int), sigset_t *waitmask);
+
 int phase_run(store_t *s, const phase_opts_t *o);
 
 /* Is family one that phase_run runs? */

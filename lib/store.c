@@ -553,6 +553,19 @@ store_active(store_t *s, const char *type, ient_t **out)
 	return n;
 }
 
+int
+store_entry_due(const ient_t *e, const char *type, const char *crawl_id, int64_t now)
+{
+	if (!e->used || !e->live || (type && strcmp(e->type, type) != 0))
+		return 0;
+	if (crawl_id && strcmp(e->crawl_id, crawl_id) != 0 && strcmp(e->id, crawl_id) != 0)
+		return 0;
+	if (e->retry_at == INT64_MAX || e->retry_at < 0 || strcmp(e->status, "paused") == 0)
+		return 0;
+	/* in the future only as a flock lease whose holder may have died */
+	return e->retry_at <= now || e->lease;
+}
+
 size_t
 store_first_due(store_t *s, const char *type, const char *crawl_id, int64_t now, const ient_t **best,
     size_t k)
@@ -562,13 +575,7 @@ store_first_due(store_t *s, const char *type, const char *crawl_id, int64_t now,
 	size_t n = 0;
 	for (size_t i = 0; i < s->tabcap && k; i++) {
 		const ient_t *e = &s->tab[i];
-		if (!e->used || !e->live || (type && strcmp(e->type, type) != 0))
-			continue;
-		if (crawl_id && strcmp(e->crawl_id, crawl_id) != 0 && strcmp(e->id, crawl_id) != 0)
-			continue;
-		if (e->retry_at == INT64_MAX || e->retry_at < 0 || strcmp(e->status, "paused") == 0)
-			continue;
-		if (e->retry_at > now && !e->lease)
+		if (!store_entry_due(e, type, crawl_id, now))
 			continue;
 		if (n == k && ient_cmp(e, best[k - 1]) >= 0)
 			continue;
@@ -592,13 +599,7 @@ store_next_due(store_t *s, const char *type, const char *crawl_id, int64_t now,
 	const ient_t *best = NULL;
 	for (size_t i = 0; i < s->tabcap; i++) {
 		const ient_t *e = &s->tab[i];
-		if (!e->used || !e->live || (type && strcmp(e->type, type) != 0))
-			continue;
-		if (crawl_id && strcmp(e->crawl_id, crawl_id) != 0 && strcmp(e->id, crawl_id) != 0)
-			continue;
-		if (e->retry_at == INT64_MAX || e->retry_at < 0 || strcmp(e->status, "paused") == 0)
-			continue;
-		if (e->retry_at > now && !e->lease)
+		if (!store_entry_due(e, type, crawl_id, now))
 			continue;
 		if (best && ient_cmp(e, best) >= 0)
 			continue;

@@ -17,6 +17,8 @@
 uint64_t hash_id(const char *id);
 ient_t *index_slot(store_t *s, const char *id, int create);
 void index_drop(store_t *s);
+/* Take the index file just written (a rewrite) as the one read so far. */
+void index_adopt(store_t *s);
 jstate_t *jstate(store_t *s, const char *j, int create);
 void state_line(buf_t *b, const char *j, int64_t end);
 void index_line(store_t *s, buf_t *b, const ient_t *e);

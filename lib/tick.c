@@ -84,6 +84,16 @@ tick_init(tick_t *t, store_t *s)
 	t->started_us = clock_mono();
 }
 
+/* The active entries of a type, the index refreshed under the lock. */
+static size_t
+active_now(store_t *s, const char *type, ient_t **v)
+{
+	store_lock(s);
+	size_t n = store_active(s, type, v);
+	store_unlock(s);
+	return n;
+}
+
 /* ------------------------------------------------------------ workers */
 
 static volatile sig_atomic_t worker_stop;
@@ -117,23 +127,8 @@ spawn(tick_t *t, const char *family, const char *id, const char *plugins, int le
 	if (pid < 0)
 		diesys(EX_SOFT_, "unable to fork");
 	if (pid == 0) {
-		sigset_t block, waitmask;
-		sigemptyset(&block);
-		sigaddset(&block, SIGINT);
-		sigaddset(&block, SIGTERM);
-		sigaddset(&block, SIGHUP);
-		sigprocmask(SIG_BLOCK, &block, &waitmask);
-		sigdelset(&waitmask, SIGINT);
-		sigdelset(&waitmask, SIGTERM);
-		sigdelset(&waitmask, SIGHUP);
-		struct sigaction sa = {0};
-		sa.sa_handler = worker_signal;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-		signal(SIGPIPE, SIG_IGN);
-		signal(SIGCHLD, SIG_DFL);
+		sigset_t waitmask;
+		phase_signals(worker_signal, &waitmask);
 		for (int i = 0; i < nclose; i++)
 			if (close_fds[i] >= 0 && close_fds[i] != lease_fd)
 				close(close_fds[i]);
@@ -170,7 +165,6 @@ spawn(tick_t *t, const char *family, const char *id, const char *plugins, int le
 	close(p[1]);
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	*outfd = p[0];
-	t->spawned++;
 	return pid;
 }
 
@@ -217,7 +211,6 @@ static int
 run_phase(tick_t *t, const char *family, const char *cid, int cfd, const plugins_t *ps)
 {
 	int outfd, status = 0, sent = 0;
-	int64_t t0 = clock_mono();
 	pid_t pid = spawn(t, family, cid, NULL, cfd, NULL, 0, ps, &outfd);
 	worker_t w = {.outfd = outfd};
 	int pidfd = syscall(SYS_pidfd_open, pid, 0), hup = 0;
@@ -239,7 +232,6 @@ run_phase(tick_t *t, const char *family, const char *cid, int cfd, const plugins
 	worker_read(&w);
 	close(outfd);
 	buf_free(&w.out);
-	t->hook_us += clock_mono() - t0;
 	fcntl(cfd, F_SETFD, FD_CLOEXEC);
 	if (t->verbose && w.hooks)
 		info("crawl %s: %s hooks: %d run, %d failed", cid, family, w.hooks, w.failed);
@@ -433,7 +425,6 @@ finish(crawlrun_t *cr, worker_t *w, int status)
 {
 	tick_t *t = cr->t;
 	store_t *s = t->s;
-	t->hook_us += clock_mono() - w->started;
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	rec_t r;
 	if (*t->signals) {
@@ -546,18 +537,14 @@ refill(crawlrun_t *cr)
 {
 	tick_t *t = cr->t;
 	store_t *s = t->s;
-	store_lock(s);
 	ient_t *v;
-	size_t n = store_active(s, "Snapshot", &v);
-	store_unlock(s);
+	size_t n = active_now(s, "Snapshot", &v);
 	int64_t now = clock_now();
 	cand_t *c = xmalloc(sizeof(cand_t) * (n + 1));
 	size_t nc = 0;
 	for (size_t i = 0; i < n; i++) {
 		ient_t *e = &v[i];
-		if (strcmp(e->crawl_id, cr->cid) || !strcmp(e->status, "paused") || e->retry_at == INT64_MAX)
-			continue;
-		if (e->retry_at > now && !e->lease)
+		if (!store_entry_due(e, "Snapshot", cr->cid, now))
 			continue;
 		if (running(cr, e->id))
 			continue;
@@ -865,10 +852,8 @@ static int
 resolve_due_binaries(tick_t *t)
 {
 	store_t *s = t->s;
-	store_lock(s);
 	ient_t *v;
-	size_t n = store_active(s, "Binary", &v);
-	store_unlock(s);
+	size_t n = active_now(s, "Binary", &v);
 	int64_t now = clock_now();
 	int did = 0;
 	for (size_t i = 0; i < n && !*t->signals; i++) {
@@ -907,17 +892,13 @@ static int
 due_orphan(tick_t *t, char skip[][ID_LEN + 1], int *nskip)
 {
 	store_t *s = t->s;
-	store_lock(s);
 	ient_t *v;
-	size_t n = store_active(s, "Snapshot", &v);
-	store_unlock(s);
+	size_t n = active_now(s, "Snapshot", &v);
 	int64_t now = clock_now();
 	int did = 0;
 	for (size_t i = 0; i < n && !did; i++) {
 		ient_t *e = &v[i];
-		if (e->retry_at == INT64_MAX || !strcmp(e->status, "paused") || (e->retry_at > now && !e->lease))
-			continue;
-		if (t->only_crawl && strcmp(e->crawl_id, t->only_crawl))
+		if (!store_entry_due(e, "Snapshot", t->only_crawl, now))
 			continue;
 		int skipped = 0;
 		for (int k = 0; k < *nskip; k++)
@@ -991,10 +972,8 @@ int
 tick_dry(tick_t *t)
 {
 	store_t *s = t->s;
-	store_lock(s);
 	ient_t *v;
-	size_t n = store_active(s, NULL, &v);
-	store_unlock(s);
+	size_t n = active_now(s, NULL, &v);
 	int64_t now = clock_now();
 	int due = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -52,8 +52,6 @@ typedef struct {
 	/* counters for the summary */
 	int crawls, snapshots, requeued, failed_workers, discovered;
 	int64_t started_us;
-	int64_t hook_us;                 /* wall time inside workers */
-	int spawned;                     /* worker and hook-phase processes */
 } tick_t;
 
 void tick_init(tick_t *t, store_t *s);
