@@ -377,11 +377,11 @@ site_index_append(store_t *s, const rec_t *snap, const char *dir)
 int
 seal_snapshot(store_t *s, const char *id, rec_t *out)
 {
-	return seal_snapshot_with(s, id, out, NULL, 0);
+	return seal_snapshot_with(s, id, out, NULL, 0, -1);
 }
 
 int
-seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n)
+seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n, long long size)
 {
 	rec_t r;
 	char dir[256];
@@ -410,7 +410,7 @@ seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, si
 		rec_del(&r, "retry_plugins");
 		if (rec_isnull(&r, "downloaded_at"))
 			rec_set_time(&r, "downloaded_at", now);
-		rec_set_int(&r, "output_size", fs_du(s->dfd, dir));
+		rec_set_int(&r, "output_size", size >= 0 ? size : fs_du(s->dfd, dir));
 		store_put(s, &r);
 		store_commit(s);
 		site_index_append(s, &r, dir);

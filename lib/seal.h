@@ -39,9 +39,11 @@ enum { SEAL_OK = 0, SEAL_REQUEUED, SEAL_NOTFOUND, SEAL_PAUSED, SEAL_BADKIND, SEA
 
 int seal_snapshot(store_t *s, const char *id, rec_t *out);
 /* The same, with the snapshot's Process and ArchiveResult records given
- * (all of them: a first run's, as its worker printed them) instead of
- * looked up in the crawl's journal. */
-int seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n);
+ * (recs: all of them, a first run's as its worker printed them; NULL:
+ * look them up in the crawl's journal) and its size already counted
+ * (size < 0: count it). */
+int seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n,
+    long long size);
 int seal_crawl(store_t *s, const char *id, rec_t *out);
 int seal_pack(store_t *s, const char *id, const char *file);
 void seal_site_index(store_t *s);

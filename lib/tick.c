@@ -467,7 +467,8 @@ finish(crawlrun_t *cr, worker_t *w, int status)
 		} else {
 			char dir[256];
 			seal_dir_of(&r, dir, sizeof dir);
-			cr->total_size += fs_du(s->dfd, dir);
+			long long size = fs_du(s->dfd, dir);   /* counted once: limit and seal */
+			cr->total_size += size;
 			if (cr->max_size > 0 && cr->total_size >= cr->max_size && !cr->stop_reason[0])
 				snprintf(cr->stop_reason, sizeof cr->stop_reason, "crawl_max_size");
 			if (cr->max_size > 0)
@@ -481,8 +482,8 @@ finish(crawlrun_t *cr, worker_t *w, int status)
 				if (t->verbose && made)
 					info("snapshot %s: %d new outlinks queued", w->id, made);
 			}
-			if ((w->first_run ? seal_snapshot_with(s, w->id, NULL, w->recs, w->nrecs)
-			                  : seal_snapshot(s, w->id, NULL)) == SEAL_OK) {
+			if (seal_snapshot_with(s, w->id, NULL, w->first_run ? w->recs : NULL, w->nrecs,
+			        size) == SEAL_OK) {
 				t->snapshots++;
 				if (t->verbose)
 					info("snapshot %s sealed: %s (%d hooks, %d failed)", w->id, w->url,

@@ -132,11 +132,3 @@ tick_cleanup() {
 }
 trap tick_cleanup EXIT
 
-# todo DESC REASON CMD...: a test of a known bug, reported as TAP "# TODO"
-# (it does not fail the script); passes if CMD exits 0
-todo() {
-	_td=$1 _tr=$2
-	shift 2
-	_n=$((_n + 1))
-	if "$@"; then echo "ok $_n - $_td # TODO $_tr"; else echo "not ok $_n - $_td # TODO $_tr"; fi
-}
