@@ -31,6 +31,7 @@
 #include "err.h"
 #include "exitcodes.h"
 #include "lease.h"
+#include "sigreset.h"
 #include "store.h"
 
 static const char usage[] =
@@ -137,6 +138,7 @@ main(int argc, char **argv)
 	int op = 0, c, count = 0;
 	double lease = 60;
 	err_init(argv[0]);
+	sig_reset();
 	/* '+': options stop at CMD, as in flock(1) */
 	while ((c = getopt_long(argc, argv, "+d:k:l:i:n:hv", longopts, NULL)) != -1) {
 		switch (c) {
@@ -185,7 +187,8 @@ main(int argc, char **argv)
 		die(EX_DATAERR_, "not an id: %s", check);
 	int64_t lease_us = (int64_t)(lease * 1e6);
 	store_t s;
-	store_open(&s, dir, 0);
+	if (store_open(&s, dir, 0) < 0)
+		die(s.err, "%s", s.errmsg);
 	int rc;
 	if (op == 'R') {
 		rc = claim_renew(&s, op_id, lease_us) == 0 ? 0 : 1;

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "err.h"
 #include "exitcodes.h"
+#include "sigreset.h"
 #include "store.h"
 
 static const char usage[] =
@@ -106,6 +107,7 @@ main(int argc, char **argv)
 	lsctx_t c = {0};
 	int c_, jsonl = 0;
 	err_init(argv[0]);
+	sig_reset();
 	while ((c_ = getopt_long(argc, argv, "d:k:s:h", longopts, NULL)) != -1) {
 		switch (c_) {
 		case 'd': dir = optarg; break;
@@ -127,7 +129,8 @@ main(int argc, char **argv)
 	}
 	c.table = !jsonl && cli_isatty_out();
 	store_t s;
-	store_open(&s, dir, 0);
+	if (store_open(&s, dir, 0) < 0)
+		die(s.err, "%s", s.errmsg);
 	c.s = &s;
 	int bad = 0;
 	if (optind < argc) {

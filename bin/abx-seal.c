@@ -21,6 +21,7 @@
 #include "exitcodes.h"
 #include "lease.h"
 #include "seal.h"
+#include "sigreset.h"
 #include "store.h"
 
 static const char usage[] =
@@ -37,6 +38,7 @@ main(int argc, char **argv)
 	const char *dir = NULL, *pack = NULL;
 	int c, index_only = 0;
 	err_init(argv[0]);
+	sig_reset();
 	while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
@@ -50,7 +52,8 @@ main(int argc, char **argv)
 	if (index_only) {
 		if (optind != argc || pack)
 			cli_usage(usage);
-		store_open(&s, dir, 0);
+		if (store_open(&s, dir, 0) < 0)
+			die(s.err, "%s", s.errmsg);
 		seal_site_index(&s);
 		store_close(&s);
 		return 0;
@@ -60,7 +63,8 @@ main(int argc, char **argv)
 	const char *id = argv[optind];
 	if (!id_valid(id))
 		die(EX_DATAERR_, "not an id: %s", id);
-	store_open(&s, dir, 0);
+	if (store_open(&s, dir, 0) < 0)
+		die(s.err, "%s", s.errmsg);
 	rec_t r;
 	if (store_get(&s, id, &r) < 0)
 		die(EX_DATAERR_, "no record with id %s", id);

@@ -27,6 +27,7 @@
 #include "fs.h"
 #include "repair.h"
 #include "retention.h"
+#include "sigreset.h"
 #include "store.h"
 #include "tick.h"
 
@@ -83,6 +84,7 @@ main(int argc, char **argv)
 	int c, dry = 0, verbose = 0, daemon = 0;
 	double poll_s = 0;
 	err_init(argv[0]);
+	sig_reset();
 	while ((c = getopt_long(argc, argv, "d:nvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
@@ -109,7 +111,8 @@ main(int argc, char **argv)
 		die(EX_DATAERR_, "not an id: %s", crawl);
 	err_verbose(verbose);
 	store_t s;
-	store_open(&s, dir, 0);
+	if (store_open(&s, dir, 0) < 0)
+		die(s.err, "%s", s.errmsg);
 	tick_t t;
 	tick_init(&t, &s);
 	t.verbose = verbose;
@@ -120,7 +123,8 @@ main(int argc, char **argv)
 	t.color = t.tty && !(nc && *nc);
 	if (dry) {
 		int rc = tick_dry(&t);
-		store_close(&s);
+		if (store_close(&s) < 0 || s.nerr)
+			die(s.err, "%s", s.errmsg);
 		return rc;
 	}
 	int lfd = tick_lock(&s);
@@ -144,7 +148,8 @@ main(int argc, char **argv)
 		rc = daemon_run(&t, poll_s, &hup);
 	} else {
 		repair_stats_t st;
-		repair_pass(&s, &st, 0);
+		if (repair_pass(&s, &st, 0) < 0)
+			errorx("repair: %s", s.errmsg);
 		if (verbose && (st.requeued || st.torn || st.leases_dropped))
 			info("repair: %d requeued, %d torn lines cut, %d stale leases dropped", st.requeued,
 			    st.torn, st.leases_dropped);
@@ -163,9 +168,16 @@ main(int argc, char **argv)
 		    t.discovered, t.requeued, t.failed_workers, t.failed_workers == 1 ? "" : "s", secs);
 	}
 	close(lfd);
-	tick_forget_plugins(&t);
-	store_close(&s);
+	tick_free(&t);
+	/* acknowledge after durable: what the pass did is synced now */
+	if (store_close(&s) < 0) {
+		errorx("%s", s.errmsg);
+		if (!t.err)
+			t.err = s.err;
+	}
 	if (rc == 2)
 		return 128 + lastsig;
+	if (rc == 3 || t.err)
+		return t.err ? t.err : EX_IOERR_;
 	return rc;
 }

@@ -66,6 +66,22 @@ note_leases(const rec_t *out, const int *fds, int n)
 		}
 }
 
+/* Commit a batch of claims and unlock; if that failed, let go of them. */
+static int
+batch_done(store_t *s, rec_t *out, int *fds, int got)
+{
+	if (store_unlock(s) < 0) {
+		for (int i = 0; i < got; i++) {
+			rec_free(&out[i]);
+			if (fds[i] >= 0)
+				close(fds[i]);
+		}
+		return -1;
+	}
+	note_leases(out, fds, got);
+	return got;
+}
+
 /* Under the store lock, with the flock held: check and take. */
 static int
 take(store_t *s, const char *id, const claim_opts_t *o, int64_t now, int fd, rec_t *out)
@@ -73,7 +89,10 @@ take(store_t *s, const char *id, const claim_opts_t *o, int64_t now, int fd, rec
 	int rc = take_staged(s, id, o, now, out);
 	if (rc != CLAIM_OK)
 		return rc;
-	store_commit(s);
+	if (store_commit(s) < 0) {
+		rec_free(out);
+		return CLAIM_ERROR;
+	}
 	note_leases(out, &fd, 1);
 	return CLAIM_OK;
 }
@@ -84,7 +103,7 @@ take_staged(store_t *s, const char *id, const claim_opts_t *o, int64_t now, rec_
 {
 	rec_t r;
 	if (store_get(s, id, &r) < 0)
-		return CLAIM_NOTFOUND;
+		return store_failed(s) ? CLAIM_ERROR : CLAIM_NOTFOUND;
 	int rc = claim_due(&r, now, o->by_name);
 	if (rc != CLAIM_OK) {
 		rec_free(&r);
@@ -108,7 +127,8 @@ int
 claim_ids(store_t *s, char (*ids)[ID_LEN + 1], size_t nids, const claim_opts_t *o, int max,
     rec_t *out, int *fds)
 {
-	store_lock(s);
+	if (store_lock(s) < 0)
+		return -1;
 	int64_t now = clock_now();
 	int got = 0;
 	for (size_t i = 0; i < nids && got < max; i++) {
@@ -122,23 +142,31 @@ claim_ids(store_t *s, char (*ids)[ID_LEN + 1], size_t nids, const claim_opts_t *
 		}
 		fds[got++] = fd;
 	}
-	store_commit(s);   /* one sync for the whole batch (none if s->lazy:
-	                    * abx-tick syncs on its own clock) */
-	note_leases(out, fds, got);
-	store_unlock(s);
-	return got;
+	/* one sync for the whole batch (none if s->lazy: abx-tick syncs on
+	 * its own clock) */
+	return batch_done(s, out, fds, got);
 }
 
 int
 claim_next(store_t *s, const char *type, const char *crawl_id, const claim_opts_t *o, rec_t *out,
     int *fdp)
 {
-	store_lock(s);
-	int64_t now = clock_now();
-	char (*skip)[ID_LEN + 1] = NULL;
-	size_t nskip = 0;
-	int rc = CLAIM_NONE;
+	return claim_next_except(s, type, crawl_id, NULL, 0, o, out, fdp);
+}
+
+int
+claim_next_except(store_t *s, const char *type, const char *crawl_id, char (*except)[ID_LEN + 1],
+    size_t nexcept, const claim_opts_t *o, rec_t *out, int *fdp)
+{
 	*fdp = -1;
+	if (store_lock(s) < 0)
+		return CLAIM_ERROR;
+	int64_t now = clock_now();
+	char (*skip)[ID_LEN + 1] = xmalloc((nexcept + 1) * sizeof *skip);
+	size_t nskip = nexcept;
+	if (nexcept)
+		memcpy(skip, except, nexcept * sizeof *skip);
+	int rc = CLAIM_NONE;
 	for (;;) {
 		const ient_t *e = store_next_due(s, type, crawl_id, now, skip, nskip);
 		if (!e)
@@ -147,19 +175,30 @@ claim_next(store_t *s, const char *type, const char *crawl_id, const claim_opts_
 		memcpy(id, e->id, ID_LEN + 1);
 		int fd = -1;
 		/* a time lease keeps no lock: a probe will do (no inode made) */
-		if (lease_take(s, id, o->hold ? &fd : NULL) == LEASE_TAKEN &&
-		    take(s, id, o, now, fd, out) == CLAIM_OK) {
+		int t = lease_take(s, id, o->hold ? &fd : NULL) == LEASE_TAKEN ? take(s, id, o, now, fd, out)
+		                                                                : CLAIM_BUSY;
+		if (t == CLAIM_OK) {
 			*fdp = fd;
 			rc = CLAIM_OK;
 			break;
 		}
 		if (fd >= 0)
 			close(fd);   /* not due after all: leave any note as it was */
+		if (t == CLAIM_ERROR) {
+			rc = CLAIM_ERROR;
+			break;
+		}
 		skip = xrealloc(skip, (nskip + 1) * sizeof *skip);
 		memcpy(skip[nskip++], id, ID_LEN + 1);
 	}
 	free(skip);
-	store_unlock(s);
+	if (store_unlock(s) < 0 && rc == CLAIM_OK) {
+		rec_free(out);
+		if (*fdp >= 0)
+			close(*fdp);
+		*fdp = -1;
+		rc = CLAIM_ERROR;
+	}
 	return rc;
 }
 
@@ -167,7 +206,8 @@ int
 claim_next_batch(store_t *s, const char *type, const char *crawl_id, const claim_opts_t *o, int max,
     rec_t *out, int *fds)
 {
-	store_lock(s);
+	if (store_lock(s) < 0)
+		return -1;
 	int64_t now = clock_now();
 	char (*skip)[ID_LEN + 1] = NULL;
 	size_t nskip = 0;
@@ -203,16 +243,15 @@ claim_next_batch(store_t *s, const char *type, const char *crawl_id, const claim
 	free(skip);
 	free(first);
 	free(cand);
-	store_commit(s);   /* one sync for the batch */
-	note_leases(out, fds, got);
-	store_unlock(s);
-	return got;
+	return batch_done(s, out, fds, got);   /* one sync for the batch */
 }
 
 int
 claim_id(store_t *s, const char *id, const claim_opts_t *o, rec_t *out, int *fdp)
 {
-	store_lock(s);
+	*fdp = -1;
+	if (store_lock(s) < 0)
+		return CLAIM_ERROR;
 	int fd = -1, rc;
 	int t = lease_take(s, id, o->hold ? &fd : NULL);
 	if (t != LEASE_TAKEN) {
@@ -226,14 +265,21 @@ claim_id(store_t *s, const char *id, const claim_opts_t *o, rec_t *out, int *fdp
 		fd = -1;
 	}
 	*fdp = fd;
-	store_unlock(s);
+	if (store_unlock(s) < 0 && rc == CLAIM_OK) {
+		rec_free(out);
+		if (fd >= 0)
+			close(fd);
+		*fdp = -1;
+		rc = CLAIM_ERROR;
+	}
 	return rc;
 }
 
 int
 claim_renew(store_t *s, const char *id, int64_t lease_us)
 {
-	store_lock(s);
+	if (store_lock(s) < 0)
+		return -1;
 	rec_t r;
 	int rc = 1;
 	if (store_get(s, id, &r) == 0) {
@@ -257,14 +303,16 @@ claim_renew(store_t *s, const char *id, int64_t lease_us)
 		}
 		rec_free(&r);
 	}
-	store_unlock(s);
+	if (store_unlock(s) < 0)
+		rc = -1;
 	return rc;
 }
 
 int
 claim_release(store_t *s, const char *id, long only_pid)
 {
-	store_lock(s);
+	if (store_lock(s) < 0)
+		return -1;
 	rec_t r;
 	int rc = 1;
 	if (store_get(s, id, &r) == 0) {
@@ -295,7 +343,8 @@ claim_release(store_t *s, const char *id, long only_pid)
 		}
 		rec_free(&r);
 	}
-	store_unlock(s);
+	if (store_unlock(s) < 0)
+		rc = -1;
 	return rc;
 }
 

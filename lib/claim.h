@@ -29,6 +29,7 @@ enum {
 	CLAIM_PAUSED,
 	CLAIM_FINAL,
 	CLAIM_NOTFOUND,
+	CLAIM_ERROR,       /* the store failed (s->errmsg); nothing claimed */
 };
 
 typedef struct {
@@ -43,25 +44,31 @@ typedef struct {
 int claim_next(store_t *s, const char *type, const char *crawl_id, const claim_opts_t *o,
     rec_t *out, int *fd);
 int claim_id(store_t *s, const char *id, const claim_opts_t *o, rec_t *out, int *fd);
+/* claim_next, passing over the ids in except (those that failed in this
+ * pass: abx-tick goes on with other work). */
+int claim_next_except(store_t *s, const char *type, const char *crawl_id, char (*except)[ID_LEN + 1],
+    size_t nexcept, const claim_opts_t *o, rec_t *out, int *fd);
 
 /*
  * Group commit: claim, in the order given, up to max of ids that are due,
  * with one durable commit for all of them (abx-tick's refill).  out[] and
- * fds[] get the claimed records and lock fds; returns how many.
+ * fds[] get the claimed records and lock fds; returns how many, or -1 if
+ * the store failed (nothing claimed, no fd kept).
  */
 int claim_ids(store_t *s, char (*ids)[ID_LEN + 1], size_t nids, const claim_opts_t *o, int max,
     rec_t *out, int *fds);
 
 /* The next max due items (claim_next's order) with one durable commit:
- * abx-claim -n; returns how many. */
+ * abx-claim -n; returns how many, or -1 as claim_ids. */
 int claim_next_batch(store_t *s, const char *type, const char *crawl_id, const claim_opts_t *o, int max,
     rec_t *out, int *fds);
 
-/* Extend the lease of id to now + lease_us (never un-pauses). 0, or 1 if
- * id carries no lease. */
+/* Extend the lease of id to now + lease_us (never un-pauses). 0, 1 if
+ * id carries no lease, -1 if the store failed. */
 int claim_renew(store_t *s, const char *id, int64_t lease_us);
 /* Drop id's lease; if only_pid, only when that pid took it.  A non-final
- * item becomes due again at once.  0, or 1 if there was no lease. */
+ * item becomes due again at once.  0, 1 if there was no lease, -1 if the
+ * store failed. */
 int claim_release(store_t *s, const char *id, long only_pid);
 /* 1 if id is leased (flock held, or an unexpired time lease), else 0. */
 int claim_leased(store_t *s, const char *id);

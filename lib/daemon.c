@@ -55,6 +55,8 @@ daemon_next_due(store_t *s)
 	return best;
 }
 
+#define ERROR_BACKOFF 5.0   /* seconds after a pass that failed */
+
 typedef struct {
 	double poll, repair;
 } dconf_t;
@@ -134,6 +136,11 @@ daemon_run(tick_t *t, double poll_flag, volatile sig_atomic_t *hup)
 		double to_repair = d.repair - (clock_mono() - last_repair) / 1e6;
 		if (to_repair < wait)
 			wait = to_repair;
+		if (did == 3 && wait < ERROR_BACKOFF) {
+			/* the store failed (reported): a full disk, say; try
+			 * again later, never exit and never spin */
+			wait = ERROR_BACKOFF;
+		}
 		if (wait <= 0) {
 			if (did == 0)
 				continue;   /* it ran something: look again at once */

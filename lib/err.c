@@ -84,6 +84,15 @@ warnx_(const char *fmt, ...)
 }
 
 void
+errorx(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	emit("error", 0, fmt, ap);
+	va_end(ap);
+}
+
+void
 warnsys(const char *fmt, ...)
 {
 	int e = errno;

@@ -5,7 +5,8 @@
  *     abx-add: warning: line 3: not a URL: ftp//x
  *
  * err_prog must be set once by main (err_init(argv[0])).  die() prints and
- * exits with the given code from exitcodes.h; the *sys variants append
+ * exits with the given code from exitcodes.h; only mains call it (the
+ * library returns errors: store.h); the *sys variants append
  * strerror(errno).  Messages go to stderr in a single write(2) so that lines
  * from concurrent processes never interleave.
  */
@@ -23,6 +24,9 @@ noreturn void die(int code, const char *fmt, ...)
 noreturn void diesys(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: error: ...": a failure a tool reports and goes on from (the
+ * daemon, a pass with other work); it still exits non-zero at the end. */
+void errorx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warnsys(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -320,16 +320,31 @@ index_header(store_t *s, buf_t *b)
 	buf_addf(b, "{\"type\":\"Index\",\"version\":1,\"boot_id\":\"%s\"}\n", s->boot_id);
 }
 
-/* Read new index lines (or all, if the file was replaced). */
-void
+/* Rebuild under the lock (taken briefly if we do not hold it). */
+static int
+rebuild_locked(store_t *s)
+{
+	if (s->locked)
+		return store_rebuild_index(s);
+	if (store_lock(s) < 0)
+		return -1;
+	return store_unlock(s);
+}
+
+/*
+ * Read new index lines (or all, if the file was replaced).  The header is
+ * checked before anything of the file is used: an index that is empty,
+ * whose header line is torn, or that names another boot (a power loss may
+ * have dropped any part of it: it is never synced) is rebuilt from the
+ * journals.
+ */
+int
 index_refresh(store_t *s)
 {
 	struct stat st;
 	int fd = -1;
-	if (fs_exists(s->dfd, INDEX_PATH) == 0) {
-		store_rebuild_index(s);
-		return;
-	}
+	if (fs_exists(s->dfd, INDEX_PATH) == 0)
+		return rebuild_locked(s);
 	if (s->idxfd >= 0 && fstatat(s->dfd, INDEX_PATH, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    st.st_ino == s->idxino) {
 		fd = s->idxfd;
@@ -337,43 +352,50 @@ index_refresh(store_t *s)
 		index_drop(s);
 		fd = fs_open(s->dfd, INDEX_PATH, O_RDWR | O_APPEND, 0);
 		if (fd < 0)
-			diesys(EX_IOERR_, "unable to open %s/%s", s->dir, INDEX_PATH);
-		if (fstat(fd, &st) < 0)
-			diesys(EX_IOERR_, "unable to stat %s/%s", s->dir, INDEX_PATH);
+			return store_fail(s, EX_IOERR_, errno, "unable to open %s/%s", s->dir, INDEX_PATH);
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			return store_fail(s, EX_IOERR_, errno, "unable to stat %s/%s", s->dir, INDEX_PATH);
+		}
 		s->idxfd = fd;
 		s->idxino = st.st_ino;
 		s->idxoff = 0;
 	}
-	if (s->locked)
-		repair_tail(s, fd, INDEX_PATH, 0);
+	if (s->locked && repair_tail(s, fd, INDEX_PATH, 0) < 0)
+		return -1;
 	if (fstat(fd, &st) < 0)
-		diesys(EX_IOERR_, "unable to stat %s/%s", s->dir, INDEX_PATH);
+		return store_fail(s, EX_IOERR_, errno, "unable to stat %s/%s", s->dir, INDEX_PATH);
+	if (s->idxoff == 0 && st.st_size == 0)
+		return rebuild_locked(s);   /* empty: a power loss, or a crash mid-rebuild */
 	if (st.st_size <= s->idxoff)
-		return;
+		return 0;
 	size_t n = st.st_size - s->idxoff;
 	char *p = xmalloc(n + 1);
 	ssize_t got = pread(fd, p, n, s->idxoff);
-	if (got < 0)
-		diesys(EX_IOERR_, "unable to read %s/%s", s->dir, INDEX_PATH);
+	if (got < 0) {
+		free(p);
+		return store_fail(s, EX_IOERR_, errno, "unable to read %s/%s", s->dir, INDEX_PATH);
+	}
 	char *q = p, *end = p + got;
 	int first = s->idxoff == 0;
 	while (q < end) {
 		char *nl = memchr(q, '\n', end - q);
+		if (!nl && first) {
+			/* a header without its newline: torn by a crash (a
+			 * rewrite is renamed in whole, so never while being
+			 * written) */
+			free(p);
+			return rebuild_locked(s);
+		}
 		if (!nl)
 			break;   /* a line being written; read it next time */
 		if (first) {
 			first = 0;
 			/* an index from another boot may have lost its tail */
-			if (!memmem(q, nl - q, s->boot_id, strlen(s->boot_id))) {
+			if (!memmem(q, nl - q, "\"type\":\"Index\"", 14) ||
+			    !memmem(q, nl - q, s->boot_id, strlen(s->boot_id))) {
 				free(p);
-				if (s->locked) {
-					store_rebuild_index(s);
-				} else {
-					/* can't rebuild without the lock: take it briefly */
-					store_lock(s);
-					store_unlock(s);
-				}
-				return;
+				return rebuild_locked(s);
 			}
 		} else if (s->flines++, index_apply(s, q, nl - q) < 0) {
 			warnx_("%s/%s: malformed index line ignored", s->dir, INDEX_PATH);
@@ -385,6 +407,7 @@ index_refresh(store_t *s)
 	/* compact the index when tombstones dominate */
 	if (s->locked && s->flines > 4 * s->nlive + 4096)
 		index_write_full(s);
+	return 0;
 }
 
 void
@@ -392,16 +415,26 @@ index_append(store_t *s, buf_t *b)
 {
 	if (b->len == 0)
 		return;
+	if (s->idxfd < 0 && index_refresh(s) < 0)
+		return;
 	if (s->idxfd < 0)
-		index_refresh(s);
+		return;
 	if (fault_armed("index-half-line")) {
 		ssize_t h = write(s->idxfd, b->p, b->len / 2 + 1);
 		(void)h;
 		fault_point("index-half-line");
 	}
 	ssize_t w = write(s->idxfd, b->p, b->len);
-	if (w != (ssize_t)b->len)
-		diesys(EX_IOERR_, "unable to append to %s/%s", s->dir, INDEX_PATH);
+	if (w != (ssize_t)b->len) {
+		/* the journals hold the truth: the next locker replays what
+		 * this index missed, and cuts a torn line off */
+		if (w >= 0)
+			errno = ENOSPC;
+		warnsys("unable to append to %s/%s (a hint: it is caught up from the journals)", s->dir,
+		    INDEX_PATH);
+		index_drop(s);
+		return;
+	}
 	s->idxoff += w;
 	for (size_t i = 0; i < b->len; i++)
 		s->flines += b->p[i] == '\n';
@@ -435,8 +468,12 @@ index_write_full(store_t *s)
 	}
 	s->njs = keep;
 	fault_point("index-before-rename");
-	if (fs_replace(s->dfd, INDEX_PATH, b.p, b.len, 0) < 0)
-		diesys(EX_IOERR_, "unable to write %s/%s", s->dir, INDEX_PATH);
+	if (fs_replace(s->dfd, INDEX_PATH, b.p, b.len, 0) < 0) {
+		/* the old index stays: a hint with tombstones is still right */
+		warnsys("unable to compact %s/%s", s->dir, INDEX_PATH);
+		buf_free(&b);
+		return;
+	}
 	/* reload from what we wrote, dropping tombstones */
 	ient_t *tab = s->tab;
 	size_t cap = s->tabcap;
@@ -462,8 +499,13 @@ index_adopt(store_t *s)
 {
 	int fd = fs_open(s->dfd, INDEX_PATH, O_RDWR | O_APPEND, 0);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0)
-		diesys(EX_IOERR_, "unable to open %s/%s", s->dir, INDEX_PATH);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		warnsys("unable to open %s/%s (it is read again at the next lock)", s->dir, INDEX_PATH);
+		if (fd >= 0)
+			close(fd);
+		index_drop(s);
+		return;
+	}
 	s->idxfd = fd;
 	s->idxino = st.st_ino;
 	s->idxoff = st.st_size;

@@ -22,16 +22,26 @@
 
 /* ------------------------------------------------------------- journals */
 
-/* Cut a torn tail off an append-only file we hold the lock for.  The
- * fragment is kept in "<rel>.torn" so nothing is dropped silently. */
+/*
+ * Cut a torn tail off an append-only file we hold the lock for.  The
+ * fragment is kept in "<rel>.torn" so nothing is dropped silently.  Only
+ * what follows the last newline is ever cut: a read that fails or comes
+ * back short leaves the file alone (and is an error), it never moves the
+ * cut point.  1 cut, 0 nothing to cut, -1 an error (s->err set).
+ */
 int
 repair_tail(store_t *s, int fd, const char *rel, int keep)
 {
 	struct stat st;
-	if (fstat(fd, &st) < 0 || st.st_size == 0)
+	if (fstat(fd, &st) < 0)
+		return store_fail(s, EX_IOERR_, errno, "unable to stat %s/%s", s->dir, rel);
+	if (st.st_size == 0)
 		return 0;
 	char c;
-	if (pread(fd, &c, 1, st.st_size - 1) == 1 && c == '\n')
+	ssize_t r = pread(fd, &c, 1, st.st_size - 1);
+	if (r != 1)
+		return store_fail(s, EX_IOERR_, r < 0 ? errno : EIO, "unable to read %s/%s", s->dir, rel);
+	if (c == '\n')
 		return 0;
 	off_t end = st.st_size, pos = end;
 	char chunk[4096];
@@ -39,8 +49,9 @@ repair_tail(store_t *s, int fd, const char *rel, int keep)
 	while (pos > 0) {
 		off_t from = pos > (off_t)sizeof chunk ? pos - (off_t)sizeof chunk : 0;
 		ssize_t n = pread(fd, chunk, pos - from, from);
-		if (n <= 0)
-			break;
+		if (n != pos - from)
+			return store_fail(s, EX_IOERR_, n < 0 ? errno : EIO,
+			    "unable to read %s/%s to repair its torn last line", s->dir, rel);
 		char *nl = memrchr(chunk, '\n', n);
 		if (nl) {
 			cut = from + (nl - chunk) + 1;
@@ -55,19 +66,22 @@ repair_tail(store_t *s, int fd, const char *rel, int keep)
 		int tfd = fs_open(s->dfd, torn, O_WRONLY | O_APPEND | O_CREAT, 0644);
 		char *frag = xmalloc(fraglen + 1);
 		ssize_t n = pread(fd, frag, fraglen, cut);
-		if (tfd >= 0 && n > 0) {
+		int saved = tfd >= 0 && n == (ssize_t)fraglen;
+		if (saved) {
 			frag[n] = '\n';
-			ssize_t w = write(tfd, frag, n + 1);
-			(void)w;
+			saved = write(tfd, frag, n + 1) == n + 1 && (!s->durable || fdatasync(tfd) == 0);
 		}
 		if (tfd >= 0)
 			close(tfd);
 		free(frag);
+		if (!saved)
+			return store_fail(s, EX_IOERR_, errno, "unable to save the torn last line of %s/%s "
+			    "into %s; left as it is", s->dir, rel, torn);
 		warnx_("%s/%s: torn last line at offset %lld (%zu bytes, a writer died mid-write) "
 		       "moved to %s and cut off", s->dir, rel, (long long)cut, fraglen, torn);
 	}
 	if (ftruncate(fd, cut) < 0)
-		diesys(EX_IOERR_, "unable to repair %s/%s", s->dir, rel);
+		return store_fail(s, EX_IOERR_, errno, "unable to repair %s/%s", s->dir, rel);
 	return 1;
 }
 
@@ -187,9 +201,9 @@ journal_map(store_t *s, const char *journal, const char *filter, jmap_t *m, buf_
 	memset(m, 0, sizeof *m);
 	memset(data, 0, sizeof *data);
 	if (fs_read(s->dfd, journal, data) < 0) {
-		if (errno == ENOENT)
-			return -1;
-		diesys(EX_IOERR_, "unable to read %s/%s", s->dir, journal);
+		if (errno != ENOENT)
+			store_fail(s, EX_IOERR_, errno, "unable to read %s/%s", s->dir, journal);
+		return -1;
 	}
 	size_t flen = filter ? strlen(filter) : 0;
 	char *q = data->p, *end = data->p + data->len;
@@ -336,41 +350,64 @@ journal_sync(store_t *s, const char *j)
 	return changed;
 }
 
+/* Make the directories of a new journal, durably: its name must be as
+ * durable as the lines about to be synced into it. */
+static int
+journal_mkdirs(store_t *s, const char *j)
+{
+	char dir[128];
+	snprintf(dir, sizeof dir, "%s", j);
+	char *sl = strrchr(dir, '/');
+	if (!sl)
+		return 0;
+	*sl = 0;
+	if (fs_mkdirs(s->dfd, dir) < 0)
+		return store_fail(s, EX_CANTCREAT_, errno, "unable to create %s/%s", s->dir, dir);
+	return 0;
+}
+
+static int
+journal_sync_dirs(store_t *s, const char *j)
+{
+	char dir[128];
+	snprintf(dir, sizeof dir, "%s", j);
+	char *sl = strrchr(dir, '/');
+	int rc = 0;
+	if (sl) {
+		*sl = 0;
+		rc |= fs_fsync_dir(s->dfd, dir);
+		sl = strrchr(dir, '/');
+		if (sl)
+			*sl = 0;
+		rc |= fs_fsync_dir(s->dfd, sl ? dir : "");
+	} else {
+		rc |= fs_fsync_dir(s->dfd, "");
+	}
+	return rc < 0 ? store_fail(s, EX_IOERR_, errno, "unable to sync the directory of %s/%s", s->dir, j) : 0;
+}
+
+/* Open a journal to append (created if new, its torn tail cut); the fd, or
+ * -1 with s->err set. */
 int
 journal_open_append(store_t *s, const char *j)
 {
 	int fd = fs_open(s->dfd, j, O_RDWR | O_APPEND, 0);
 	if (fd < 0 && errno == ENOENT) {
-		/* a new journal: its directory entries must be as durable as
-		 * the lines about to be synced into it */
-		char dir[128];
-		snprintf(dir, sizeof dir, "%s", j);
-		char *sl = strrchr(dir, '/');
-		if (sl) {
-			*sl = 0;
-			if (fs_mkdirs(s->dfd, dir) < 0)
-				diesys(EX_CANTCREAT_, "unable to create %s/%s", s->dir, dir);
-		}
+		if (journal_mkdirs(s, j) < 0)
+			return -1;
 		fd = fs_open(s->dfd, j, O_RDWR | O_APPEND | O_CREAT, 0644);
-		if (fd >= 0 && s->durable) {
-			char dir[128];
-			snprintf(dir, sizeof dir, "%s", j);
-			char *sl = strrchr(dir, '/');
-			if (sl) {
-				*sl = 0;
-				fs_fsync_dir(s->dfd, dir);
-				sl = strrchr(dir, '/');
-				if (sl)
-					*sl = 0;
-				fs_fsync_dir(s->dfd, sl ? dir : "");
-			} else {
-				fs_fsync_dir(s->dfd, "");
-			}
+		if (fd >= 0 && s->durable && journal_sync_dirs(s, j) < 0) {
+			close(fd);
+			return -1;
 		}
 	}
 	if (fd < 0)
-		diesys(EX_CANTCREAT_, "unable to open %s/%s", s->dir, j);
-	repair_tail(s, fd, j, 1);
+		return store_fail(s, errno == ENOENT || errno == EACCES ? EX_CANTCREAT_ : EX_IOERR_, errno,
+		    "unable to open %s/%s", s->dir, j);
+	if (repair_tail(s, fd, j, 1) < 0) {
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
@@ -415,16 +452,17 @@ rebuild_journal(store_t *s, const char *j, buf_t *b, char ***crawls, size_t *ncr
 	return 0;
 }
 
-void
+int
 store_rebuild_index(store_t *s)
 {
 	int had = s->locked;
 	if (!had) {
 		while (flock(s->lockfd, LOCK_EX) < 0)
 			if (errno != EINTR)
-				diesys(EX_IOERR_, "unable to lock %s/locks/store.lock", s->dir);
+				return store_fail(s, EX_IOERR_, errno, "unable to lock %s/locks/store.lock", s->dir);
 		s->locked = 1;
 	}
+	unsigned nerr = s->nerr;
 	index_drop(s);
 	buf_t b = {0};
 	index_header(s, &b);
@@ -443,21 +481,29 @@ store_rebuild_index(store_t *s)
 	}
 	free(crawls);
 	fault_point("index-rebuild-before-rename");
-	if (fs_mkdirs(s->dfd, "index") < 0 || fs_replace(s->dfd, INDEX_PATH, b.p, b.len, 0) < 0)
-		diesys(EX_IOERR_, "unable to write %s/%s", s->dir, INDEX_PATH);
-	index_adopt(s);
+	if (s->nerr != nerr) {
+		/* a journal could not be read: an index without its records
+		 * would hide them; keep the one there is */
+		index_drop(s);
+	} else if (fs_mkdirs(s->dfd, "index") < 0 || fs_replace(s->dfd, INDEX_PATH, b.p, b.len, 0) < 0) {
+		store_fail(s, EX_IOERR_, errno, "unable to write %s/%s", s->dir, INDEX_PATH);
+		index_drop(s);
+	} else {
+		index_adopt(s);
+	}
 	buf_free(&b);
 	if (!had) {
 		flock(s->lockfd, LOCK_UN);
 		s->locked = 0;
 	}
+	return s->nerr != nerr ? -1 : 0;
 }
 
 int
 store_check_journal(store_t *s, const char *journal)
 {
 	if (!s->locked)
-		die(EX_SOFT_, "internal error: store_check_journal without the store lock");
+		return store_fail(s, EX_SOFT_, 0, "internal error: store_check_journal without the store lock");
 	int fd = fs_open(s->dfd, journal, O_RDWR | O_APPEND, 0);
 	if (fd < 0)
 		return 0;
@@ -470,11 +516,14 @@ int
 store_compact(store_t *s, const char *journal, int force)
 {
 	if (!s->locked)
-		die(EX_SOFT_, "internal error: store_compact without the store lock");
-	store_commit(s);
+		return store_fail(s, EX_SOFT_, 0, "internal error: store_compact without the store lock");
+	if (store_commit(s) < 0)
+		return -1;
 	if (!fs_exists(s->dfd, journal))
 		return 0;
 	int fd = journal_open_append(s, journal);   /* repairs a torn tail */
+	if (fd < 0)
+		return -1;
 	close(fd);
 	jmap_t m;
 	buf_t data;
@@ -502,8 +551,17 @@ store_compact(store_t *s, const char *journal, int force)
 			}
 		}
 		fault_point("compact-before-rename");
-		if (fs_replace(s->dfd, journal, out.p, out.len, s->durable) < 0)
-			diesys(EX_IOERR_, "unable to compact %s/%s", s->dir, journal);
+		if (fs_replace(s->dfd, journal, out.p, out.len, s->durable) < 0) {
+			/* the journal stays as it was; so does the index */
+			store_fail(s, EX_IOERR_, errno, "unable to compact %s/%s", s->dir, journal);
+			index_drop(s);
+			index_refresh(s);
+			buf_free(&out);
+			buf_free(&idx);
+			jmap_free(&m);
+			buf_free(&data);
+			return -1;
+		}
 		fault_point("compact-after-rename");
 		jstate(s, journal, 1)->end = out.len;
 		state_line(&idx, journal, out.len);

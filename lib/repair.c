@@ -102,15 +102,16 @@ repair_run(store_t *s, repair_stats_t *st)
 	repair_pass(s, st, 1);
 }
 
-void
+int
 repair_pass(store_t *s, repair_stats_t *st, int full)
 {
 	memset(st, 0, sizeof *st);
 	const char *a = getenv("ABX_TMP_AGE");
 	int age = a ? atoi(a) : 3600;
-	store_lock(s);
+	if (store_lock(s) < 0)
+		return -1;
 	for (int i = 0; tops[i]; i++)
-		st->torn += store_check_journal(s, tops[i]);
+		st->torn += store_check_journal(s, tops[i]) > 0;
 	if (full)
 		store_rebuild_index(s);
 	ient_t *v;
@@ -120,7 +121,7 @@ repair_pass(store_t *s, repair_stats_t *st, int full)
 		if (strcmp(v[i].type, "Crawl") == 0) {
 			char j[128];
 			store_crawl_journal(v[i].id, j, sizeof j);
-			st->torn += store_check_journal(s, j);
+			st->torn += store_check_journal(s, j) > 0;
 		}
 	}
 	if (st->torn && full)
@@ -167,8 +168,7 @@ repair_pass(store_t *s, repair_stats_t *st, int full)
 		/* the light pass (each tick): leases and torn tails only; the
 		 * rest costs in proportion to the archive */
 		free(v);
-		store_unlock(s);
-		return;
+		return store_unlock(s);
 	}
 	for (int i = 0; tops[i]; i++)
 		st->compacted += store_compact(s, tops[i], 0);
@@ -176,7 +176,7 @@ repair_pass(store_t *s, repair_stats_t *st, int full)
 		if (strcmp(v[i].type, "Crawl") == 0) {
 			char j[128];
 			store_crawl_journal(v[i].id, j, sizeof j);
-			st->compacted += store_compact(s, j, 0);
+			st->compacted += store_compact(s, j, 0) > 0;
 			snprintf(j, sizeof j, "crawls/%s", v[i].id);
 			st->tmp_swept += sweep_dir(s->dfd, j, 0, age);
 		}
@@ -186,5 +186,5 @@ repair_pass(store_t *s, repair_stats_t *st, int full)
 	st->tmp_swept += sweep_dir(s->dfd, "index", 0, age);
 	st->tmp_swept += sweep_dir(s->dfd, "crawls", 0, age);
 	st->locks_removed = remove_stale_locks(s);
-	store_unlock(s);
+	return store_unlock(s);
 }

@@ -29,6 +29,7 @@ typedef struct {
 void repair_run(store_t *s, repair_stats_t *st);     /* the full pass */
 /* full == 0: the light pass each one-shot tick runs: steps 1 and 3 only,
  * on the journals the index knows (cost follows the active items). */
-void repair_pass(store_t *s, repair_stats_t *st, int full);
+/* 0, or -1 if the store failed (s->errmsg; nothing of it committed). */
+int repair_pass(store_t *s, repair_stats_t *st, int full);
 
 #endif

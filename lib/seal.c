@@ -16,9 +16,12 @@
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
+#include "lease.h"
 #include "record.h"
 #include "seal.h"
 #include "url.h"
+
+#define CHILD_BUSY_US (10 * 1000000LL)   /* a lease renewal period */
 
 typedef struct {
 	const char *sid;
@@ -288,7 +291,9 @@ write_json(buf_t *b, const rec_t *snap, const recs_t *rs, const char *dir)
 
 /* ----------------------------------------------------------- sealing */
 
-static void
+/* The snapshot's index files, each by temp + rename (not synced here: the
+ * seal's commit is preceded by a store barrier).  0, or -1 (s->err set). */
+static int
 write_files(store_t *s, const rec_t *snap, const char *dir, const rec_t *given, size_t ngiven)
 {
 	recs_t rs = {0}, bins = {0};
@@ -327,27 +332,34 @@ write_files(store_t *s, const rec_t *snap, const char *dir, const rec_t *given, 
 			rec_line(&rs.v[i], &b);
 			buf_addc(&b, '\n');
 		}
-	if (fs_mkdirs(s->dfd, dir) < 0)
-		diesys(EX_CANTCREAT_, "unable to create %s/%s", s->dir, dir);
+	int rc = 0;
+	if (fs_mkdirs(s->dfd, dir) < 0) {
+		rc = store_fail(s, EX_CANTCREAT_, errno, "unable to create %s/%s", s->dir, dir);
+		goto out;
+	}
 	snprintf(path, sizeof path, "%s/index.jsonl", dir);
-	/* index files are rebuilt from the journal by abx-seal: no sync */
 	if (fs_replace(s->dfd, path, b.p, b.len, 0) < 0)
-		diesys(EX_IOERR_, "unable to write %s/%s", s->dir, path);
+		goto fail;
 	buf_reset(&b);
 	write_json(&b, snap, &rs, dir);
 	snprintf(path, sizeof path, "%s/index.json", dir);
 	if (fs_replace(s->dfd, path, b.p, b.len, 0) < 0)
-		diesys(EX_IOERR_, "unable to write %s/%s", s->dir, path);
+		goto fail;
 	buf_reset(&b);
 	snprintf(path, sizeof path, "%s/screenshot/screenshot.png", dir);
 	write_html(&b, snap, &rs, fs_exists(s->dfd, path));
 	snprintf(path, sizeof path, "%s/index.html", dir);
 	if (fs_replace(s->dfd, path, b.p, b.len, 0) < 0)
-		diesys(EX_IOERR_, "unable to write %s/%s", s->dir, path);
+		goto fail;
+	goto out;
+fail:
+	rc = store_fail(s, EX_IOERR_, errno, "unable to write %s/%s", s->dir, path);
+out:
 	buf_free(&b);
 	recs_free(&rs);
 	recs_free(&bins);
 	free(sid), free(cid);
+	return rc;
 }
 
 static void
@@ -380,15 +392,22 @@ seal_snapshot(store_t *s, const char *id, rec_t *out)
 	return seal_snapshot_with(s, id, out, NULL, 0, -1);
 }
 
+/*
+ * The files first, then the record: the index files are written (with the
+ * sealed version), a store barrier makes them and every hook output
+ * written before durable ahead of the journal line (store.h), and only
+ * then is "sealed" committed.  A crash before the commit leaves the
+ * snapshot unsealed with index files that the next seal rewrites.
+ */
 int
 seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n, long long size)
 {
 	rec_t r;
 	char dir[256];
-	store_lock(s);
+	if (store_lock(s) < 0)
+		return SEAL_ERR;
 	if (store_get(s, id, &r) < 0) {
-		store_unlock(s);
-		return SEAL_NOTFOUND;
+		return store_unlock(s) < 0 ? SEAL_ERR : SEAL_NOTFOUND;
 	}
 	if (!rec_streq(&r, "type", "Snapshot")) {
 		rec_free(&r);
@@ -411,17 +430,25 @@ seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, si
 		if (rec_isnull(&r, "downloaded_at"))
 			rec_set_time(&r, "downloaded_at", now);
 		rec_set_int(&r, "output_size", size >= 0 ? size : fs_du(s->dfd, dir));
-		store_put(s, &r);
-		store_commit(s);
-		site_index_append(s, &r, dir);
 	}
-	store_unlock(s);
-	write_files(s, &r, dir, recs, n);
-	if (out)
+	if (!was_sealed)
+		store_put(s, &r);   /* staged: sets modified_at, which the files show */
+	int ok = write_files(s, &r, dir, recs, n) == 0;
+	if (!ok) {
+		store_discard(s);
+	} else if (!was_sealed) {
+		store_barrier(s);
+		ok = store_commit(s) == 0;
+		if (ok)
+			site_index_append(s, &r, dir);
+	}
+	if (store_unlock(s) < 0)
+		ok = 0;
+	if (out && ok)
 		*out = r;
 	else
 		rec_free(&r);
-	return SEAL_OK;
+	return ok ? SEAL_OK : SEAL_ERR;
 }
 
 typedef struct {
@@ -433,11 +460,10 @@ int
 seal_crawl(store_t *s, const char *id, rec_t *out)
 {
 	rec_t r;
-	store_lock(s);
-	if (store_get(s, id, &r) < 0) {
-		store_unlock(s);
-		return SEAL_NOTFOUND;
-	}
+	if (store_lock(s) < 0)
+		return SEAL_ERR;
+	if (store_get(s, id, &r) < 0)
+		return store_unlock(s) < 0 ? SEAL_ERR : SEAL_NOTFOUND;
 	if (!rec_streq(&r, "type", "Crawl")) {
 		rec_free(&r);
 		store_unlock(s);
@@ -447,10 +473,16 @@ seal_crawl(store_t *s, const char *id, rec_t *out)
 	ient_t *v;
 	size_t n = store_active(s, "Snapshot", &v);
 	childscan_t cs = {INT64_MAX, 0};
+	int64_t now = clock_now();
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(v[i].crawl_id, id) == 0 && strcmp(v[i].status, "sealed") != 0) {
 			cs.active++;
-			int64_t t = v[i].retry_at < 0 ? clock_now() : v[i].retry_at;
+			int64_t t = v[i].retry_at < 0 ? now : v[i].retry_at;
+			/* due but held by a live worker elsewhere (its flock):
+			 * not claimable now, so the crawl is looked at again
+			 * after a renewal period, never at once (a spin) */
+			if (t <= now && lease_busy(s, v[i].id))
+				t = now + CHILD_BUSY_US;
 			if (t < cs.earliest)
 				cs.earliest = t;
 		}
@@ -465,7 +497,8 @@ seal_crawl(store_t *s, const char *id, rec_t *out)
 		}
 		char j[128];
 		store_crawl_journal(id, j, sizeof j);
-		store_compact(s, j, 1);   /* a finished crawl keeps one line a record */
+		if (!store_failed(s))
+			store_compact(s, j, 1);   /* a finished crawl keeps one line a record */
 		rc = SEAL_OK;
 	} else {
 		if (!rec_streq(&r, "status", "paused")) {
@@ -477,7 +510,8 @@ seal_crawl(store_t *s, const char *id, rec_t *out)
 		}
 		rc = SEAL_REQUEUED;
 	}
-	store_unlock(s);
+	if (store_unlock(s) < 0)
+		rc = SEAL_ERR;
 	if (out)
 		*out = r;
 	else

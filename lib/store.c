@@ -5,6 +5,7 @@
  * three share is declared in store_int.h.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -68,24 +69,46 @@ read_boot_id(store_t *s)
 		strcpy(s->host, "localhost");
 }
 
-static void
+static int
 make_dirs(store_t *s)
 {
 	static const char *dirs[] = {"crawls", "locks", "index", "tmp", NULL};
 	for (int i = 0; dirs[i]; i++)
 		if (fs_mkdirs(s->dfd, dirs[i]) < 0)
-			diesys(EX_CANTCREAT_, "unable to create %s/%s", s->dir, dirs[i]);
+			return store_fail(s, EX_CANTCREAT_, errno, "unable to create %s/%s", s->dir, dirs[i]);
+	return 0;
 }
 
-void
+/* abx.conf made on first use, durably: it is what marks a data dir. */
+static int
+make_conf(store_t *s)
+{
+	if (fs_exists(s->dfd, "abx.conf"))
+		return 0;
+	if (make_dirs(s) < 0)
+		return -1;
+	if (fs_replace(s->dfd, "abx.conf", CONF_DEFAULT, strlen(CONF_DEFAULT), s->durable) < 0)
+		return store_fail(s, EX_CANTCREAT_, errno, "unable to create %s/abx.conf", s->dir);
+	return 0;
+}
+
+static int
+open_failed(store_t *s)
+{
+	store_close(s);   /* keeps err and errmsg */
+	return -1;
+}
+
+int
 store_open(store_t *s, const char *dir, int create)
 {
 	memset(s, 0, sizeof *s);
-	s->lockfd = s->idxfd = -1;
+	s->lockfd = s->idxfd = s->dfd = -1;
 	s->dir = xstrdup(dir ? dir : store_default_dir());
 	const char *sync = getenv("ABX_SYNC");
 	s->durable = !(sync && strcmp(sync, "0") == 0);
-	s->lazy = sync && strcmp(sync, "batch") == 0;
+	s->parent_syncs = sync && strcmp(sync, "parent") == 0;
+	s->lazy = (sync && strcmp(sync, "batch") == 0) || s->parent_syncs;
 	read_boot_id(s);
 	s->dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->dfd < 0 && errno == ENOENT && create) {
@@ -97,59 +120,49 @@ store_open(store_t *s, const char *dir, int create)
 				mkdir(tmp, 0755);
 				*p = '/';
 			}
-		if (mkdir(s->dir, 0755) < 0 && errno != EEXIST)
-			diesys(EX_CANTCREAT_, "unable to create %s", s->dir);
+		if (mkdir(s->dir, 0755) < 0 && errno != EEXIST) {
+			store_fail(s, EX_CANTCREAT_, errno, "unable to create %s", s->dir);
+			return open_failed(s);
+		}
 		s->dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
 	if (s->dfd < 0) {
 		if (errno == ENOENT)
-			die(EX_CONFIG_, "%s is not an abx data directory (it does not exist); "
+			store_fail(s, EX_CONFIG_, 0, "%s is not an abx data directory (it does not exist); "
 			    "create one with abx-add -d %s URL", s->dir, s->dir);
-		diesys(EX_CONFIG_, "unable to open data directory %s", s->dir);
+		else
+			store_fail(s, EX_CONFIG_, errno, "unable to open data directory %s", s->dir);
+		return open_failed(s);
 	}
-	if (!fs_exists(s->dfd, "abx.conf")) {
-		if (!create)
-			die(EX_CONFIG_, "%s is not an abx data directory (no abx.conf); "
-			    "create one with abx-add -d %s URL", s->dir, s->dir);
-		make_dirs(s);
-		int fd = fs_open(s->dfd, "abx.conf", O_WRONLY | O_CREAT | O_EXCL, 0644);
-		if (fd >= 0) {
-			ssize_t w = write(fd, CONF_DEFAULT, strlen(CONF_DEFAULT));
-			(void)w;
-			close(fd);
-		}
+	if (!fs_exists(s->dfd, "abx.conf") && !create) {
+		store_fail(s, EX_CONFIG_, 0, "%s is not an abx data directory (no abx.conf); "
+		    "create one with abx-add -d %s URL", s->dir, s->dir);
+		return open_failed(s);
 	}
+	if (create && make_conf(s) < 0)
+		return open_failed(s);
 	s->lockfd = fs_open(s->dfd, "locks/store.lock", O_RDWR | O_CREAT, 0644);
 	if (s->lockfd < 0 && errno == ENOENT) {
-		make_dirs(s);
+		if (make_dirs(s) < 0)
+			return open_failed(s);
 		s->lockfd = fs_open(s->dfd, "locks/store.lock", O_RDWR | O_CREAT, 0644);
 	}
-	if (s->lockfd < 0)
-		diesys(EX_CONFIG_, "unable to open %s/locks/store.lock", s->dir);
+	if (s->lockfd < 0) {
+		store_fail(s, EX_CONFIG_, errno, "unable to open %s/locks/store.lock", s->dir);
+		return open_failed(s);
+	}
+	s->nerr = s->txerr = 0;
+	return 0;
 }
 
-void
-store_forked(store_t *s)
-{
-	/* flock belongs to the open file description, which fork shares:
-	 * the child needs a description of its own to lock independently */
-	int fd = fs_open(s->dfd, "locks/store.lock", O_RDWR | O_CREAT, 0644);
-	if (fd < 0)
-		diesys(EX_IOERR_, "unable to open %s/locks/store.lock", s->dir);
-	s->lockfd = fd;
-	s->locked = 0;
-	s->pend = NULL;
-	s->npend = s->pendcap = 0;
-	s->unsynced = NULL;
-	s->nunsynced = 0;
-}
-
-void
+int
 store_close(store_t *s)
 {
-	if (s->locked)
-		store_unlock(s);
-	store_sync(s);
+	int rc = 0;
+	if (s->locked && store_unlock(s) < 0)
+		rc = -1;
+	if (store_sync(s) < 0)
+		rc = -1;
 	free(s->unsynced);
 	index_drop(s);
 	if (s->lockfd >= 0)
@@ -158,8 +171,38 @@ store_close(store_t *s)
 		close(s->dfd);
 	free(s->pend);
 	free(s->dir);
+	int err = s->err;
+	unsigned nerr = s->nerr;
+	char msg[sizeof s->errmsg];
+	memcpy(msg, s->errmsg, sizeof msg);
 	memset(s, 0, sizeof *s);
 	s->dfd = s->lockfd = s->idxfd = -1;
+	s->err = err;
+	s->nerr = nerr;
+	memcpy(s->errmsg, msg, sizeof msg);
+	return rc;
+}
+
+int
+store_fail(store_t *s, int code, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(s->errmsg, sizeof s->errmsg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if (errnum && (size_t)n < sizeof s->errmsg)
+		snprintf(s->errmsg + n, sizeof s->errmsg - n, ": %s", strerror(errnum));
+	s->err = code;
+	s->nerr++;
+	return -1;
+}
+
+int
+store_failed(const store_t *s)
+{
+	return s->nerr != s->txerr;
 }
 
 /* ------------------------------------------------------------ records */
@@ -260,18 +303,23 @@ store_journal_of(const rec_t *r, char *out, size_t n)
 
 /* ---------------------------------------------------------- transactions */
 
-void
+int
 store_lock(store_t *s)
 {
 	if (s->locked)
-		return;
+		return 0;
+	s->txerr = s->nerr;
 	while (flock(s->lockfd, LOCK_EX) < 0) {
 		if (errno == EINTR)
 			continue;
-		diesys(EX_IOERR_, "unable to lock %s/locks/store.lock", s->dir);
+		return store_fail(s, EX_IOERR_, errno, "unable to lock %s/locks/store.lock", s->dir);
 	}
 	s->locked = 1;
-	index_refresh(s);
+	if (index_refresh(s) < 0) {
+		flock(s->lockfd, LOCK_UN);
+		s->locked = 0;
+		return -1;
+	}
 	/* lines the index missed (a crash, a hand edit) are replayed now,
 	 * before any decision is taken on a hint */
 	for (size_t i = 0; i < s->njs; i++) {
@@ -279,19 +327,24 @@ store_lock(store_t *s)
 		snprintf(j, sizeof j, "%s", s->js[i].j);
 		journal_sync(s, j);
 	}
+	return 0;
 }
 
-void
+int
 store_unlock(store_t *s)
 {
 	if (!s->locked)
-		return;
-	store_commit(s);
+		return store_failed(s) ? -1 : 0;
+	if (store_failed(s))
+		store_discard(s);
+	else
+		store_commit(s);
 	/* compact the index when tombstones dominate, while we hold the lock */
-	if (s->flines > 4 * s->nlive + 4096)
+	if (!store_failed(s) && s->flines > 4 * s->nlive + 4096)
 		index_write_full(s);
 	flock(s->lockfd, LOCK_UN);
 	s->locked = 0;
+	return store_failed(s) ? -1 : 0;
 }
 
 static pending_t *
@@ -405,12 +458,19 @@ store_get(store_t *s, const char *id, rec_t *out)
 void
 store_put(store_t *s, rec_t *r)
 {
-	if (!s->locked)
-		die(EX_SOFT_, "internal error: store_put without the store lock");
+	if (!s->locked) {
+		/* a failed store_lock: the transaction already failed */
+		if (!store_failed(s))
+			store_fail(s, EX_SOFT_, 0, "internal error: store_put without the store lock");
+		return;
+	}
 	char j[128];
 	char *id = rec_str(r, "id");
-	if (!id_valid(id) || store_journal_of(r, j, sizeof j) < 0)
-		die(EX_SOFT_, "internal error: record without a valid id, type or crawl_id");
+	if (!id_valid(id) || store_journal_of(r, j, sizeof j) < 0) {
+		store_fail(s, EX_SOFT_, 0, "internal error: record without a valid id, type or crawl_id");
+		free(id);
+		return;
+	}
 	rec_set_time(r, "modified_at", clock_now());
 	if (s->npend == s->pendcap) {
 		s->pendcap = s->pendcap ? s->pendcap * 2 : 16;
@@ -424,46 +484,67 @@ store_put(store_t *s, rec_t *r)
 	free(id);
 }
 
-/* Commit the staged records of one journal (those with done == 0). */
-static void
-commit_journal(store_t *s, const char *j, char *done)
+/* One journal's part of a commit. */
+typedef struct {
+	char j[128];
+	int fd;
+	int64_t base, end;
+	buf_t idx;            /* its index lines, appended once all are written */
+} jwrite_t;
+
+/* Write (and sync) the staged records of one journal (those with done ==
+ * 0); their index lines go to w->idx.  0, or -1 with nothing written. */
+static int
+write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 {
-	int fd = journal_open_append(s, j);
+	memset(w, 0, sizeof *w);
+	snprintf(w->j, sizeof w->j, "%s", j);
+	w->fd = journal_open_append(s, j);
+	if (w->fd < 0)
+		return -1;
 	struct stat st;
-	if (fstat(fd, &st) < 0)
-		diesys(EX_IOERR_, "unable to stat %s/%s", s->dir, j);
+	if (fstat(w->fd, &st) < 0)
+		return store_fail(s, EX_IOERR_, errno, "unable to stat %s/%s", s->dir, j);
 	journal_sync(s, j);
-	buf_t lines = {0}, pre = {0}, post = {0};
-	int64_t base = st.st_size;
+	buf_t lines = {0}, post = {0};
+	w->base = st.st_size;
 	for (size_t i = 0; i < s->npend; i++) {
 		pending_t *p = &s->pend[i];
 		if (done[i] || strcmp(p->journal, j) != 0)
 			continue;
 		done[i] = 1;
-		int64_t off = base + lines.len;
+		int64_t off = w->base + lines.len;
 		rec_line(&p->rec, &lines);
 		buf_addc(&lines, '\n');
 		ient_t *e = index_slot(s, p->id, 0);
 		int was_live = e && e->live;
 		if (p->active || was_live) {
 			index_set_from(s, &p->rec, off);
-			index_line(s, p->active ? &pre : &post, index_slot(s, p->id, 0));
+			index_line(s, p->active ? &w->idx : &post, index_slot(s, p->id, 0));
 		}
 	}
+	buf_add(&w->idx, post.p ? post.p : "", post.len);
+	buf_free(&post);
 	fault_point("journal-before-write");
 	if (fault_armed("journal-half-line")) {
-		ssize_t w = write(fd, lines.p, lines.len / 2);
-		(void)w;
+		ssize_t h = write(w->fd, lines.p, lines.len / 2);
+		(void)h;
 		fault_point("journal-half-line");
 	}
-	ssize_t w = write(fd, lines.p, lines.len);
-	if (w != (ssize_t)lines.len) {
-		if (w > 0 && ftruncate(fd, base) == 0)
-			errno = EIO;
-		diesys(EX_IOERR_, "unable to append to %s/%s", s->dir, j);
+	/* one write(2): a reader never sees half of a commit */
+	ssize_t n = fault_armed("journal-enospc") ? (errno = ENOSPC, -1) : write(w->fd, lines.p, lines.len);
+	int e = n < 0 ? errno : ENOSPC;   /* a short write to a file: the disk is full */
+	size_t len = lines.len;
+	buf_free(&lines);
+	if (n != (ssize_t)len) {
+		if (n > 0 && ftruncate(w->fd, w->base) < 0)
+			return store_fail(s, EX_IOERR_, e, "unable to append to %s/%s (and unable to cut "
+			    "the partial line off: the next writer will)", s->dir, j);
+		return store_fail(s, EX_IOERR_, e, "unable to append to %s/%s", s->dir, j);
 	}
-	if (s->durable && !s->lazy && fdatasync(fd) < 0)
-		diesys(EX_IOERR_, "unable to sync %s/%s", s->dir, j);
+	w->end = w->base + len;
+	if (s->durable && !s->lazy && fdatasync(w->fd) < 0)
+		return store_fail(s, EX_IOERR_, errno, "unable to sync %s/%s", s->dir, j);
 	if (s->durable && s->lazy) {
 		size_t k = 0;
 		while (k < s->nunsynced && strcmp(s->unsynced[k], j) != 0)
@@ -474,54 +555,131 @@ commit_journal(store_t *s, const char *j, char *done)
 		}
 	}
 	fault_point("journal-after-write");
-	/* The index is written after the sync: its lines are hints, and a
-	 * crash before them leaves the journal longer than the end the index
-	 * knows, which the next locker replays (journal_sync).  Written
-	 * before, they would ride in the sync's filesystem commit. */
-	jstate(s, j, 1)->end = base + lines.len;
-	buf_add(&pre, post.p ? post.p : "", post.len);
-	state_line(&pre, j, base + lines.len);
-	index_append(s, &pre);
-	close(fd);
-	buf_free(&lines);
-	buf_free(&pre);
-	buf_free(&post);
+	return 0;
 }
 
-void
-store_sync_journal(store_t *s, const char *j)
+/* Undo a journal's part of a failed commit: cut its lines off again. */
+static void
+unwrite_journal(store_t *s, jwrite_t *w)
 {
-	if (!s->durable)
+	if (w->fd < 0 || w->end <= w->base)
 		return;
-	int fd = fs_open(s->dfd, j, O_RDWR, 0);
-	if (fd < 0)
-		return;
-	if (fdatasync(fd) < 0)
-		diesys(EX_IOERR_, "unable to sync %s/%s", s->dir, j);
-	close(fd);
+	if (ftruncate(w->fd, w->base) < 0 || (s->durable && fdatasync(w->fd) < 0)) {
+		int e = errno;
+		char was[sizeof s->errmsg];
+		memcpy(was, s->errmsg, sizeof was);
+		store_fail(s, EX_IOERR_, e, "%s; the lines written to %s/%s before the failure may "
+		    "stay committed (unable to cut them off)", was, s->dir, w->j);
+	}
 }
 
+/* Drop what is staged; the index in memory is reloaded from the file. */
 void
-store_sync(store_t *s)
+store_discard(store_t *s)
 {
-	for (size_t i = 0; i < s->nunsynced; i++)
-		store_sync_journal(s, s->unsynced[i]);
-	s->nunsynced = 0;
-}
-
-void
-store_commit(store_t *s)
-{
-	if (s->npend == 0)
-		return;
-	char *done = xcalloc(s->npend, 1);
-	for (size_t i = 0; i < s->npend; i++)
-		if (!done[i])
-			commit_journal(s, s->pend[i].journal, done);
 	for (size_t i = 0; i < s->npend; i++)
 		rec_free(&s->pend[i].rec);
 	s->npend = 0;
+}
+
+int
+store_sync_journal(store_t *s, const char *j)
+{
+	if (!s->durable)
+		return 0;
+	int fd = fs_open(s->dfd, j, O_RDWR, 0);
+	if (fd < 0)
+		return 0;
+	int rc = 0;
+	if (fdatasync(fd) < 0)
+		rc = store_fail(s, EX_IOERR_, errno, "unable to sync %s/%s", s->dir, j);
+	close(fd);
+	return rc;
+}
+
+void
+store_barrier(store_t *s)
+{
+	s->barrier = 1;
+}
+
+int
+store_syncfs(store_t *s)
+{
+	s->barrier = 0;
+	s->nunsynced = 0;
+	if (!s->durable)
+		return 0;
+	if (syncfs(s->dfd) < 0)
+		return store_fail(s, EX_IOERR_, errno, "unable to sync the filesystem of %s", s->dir);
+	return 0;
+}
+
+int
+store_sync(store_t *s)
+{
+	if (s->parent_syncs) {
+		s->barrier = 0;
+		s->nunsynced = 0;
+		return 0;
+	}
+	if (s->barrier)
+		return store_syncfs(s);
+	int rc = 0;
+	for (size_t i = 0; i < s->nunsynced; i++)
+		if (store_sync_journal(s, s->unsynced[i]) < 0)
+			rc = -1;
+	s->nunsynced = 0;
+	return rc;
+}
+
+/*
+ * Every journal first (written, synced unless lazy), then the index lines
+ * of all of them: a failure in any journal cuts off what this commit wrote
+ * in the others, so the commit is all or nothing.
+ */
+int
+store_commit(store_t *s)
+{
+	if (s->npend == 0)
+		return 0;
+	/* files a record names are made durable before the record */
+	if (s->barrier && s->durable && !s->lazy && store_syncfs(s) < 0) {
+		store_discard(s);
+		return -1;
+	}
+	char *done = xcalloc(s->npend, 1);
+	jwrite_t *w = xcalloc(s->npend, sizeof *w);
+	size_t nw = 0;
+	int rc = 0;
+	for (size_t i = 0; i < s->npend && rc == 0; i++)
+		if (!done[i])
+			rc = write_journal(s, s->pend[i].journal, done, &w[nw++]);
+	if (rc < 0) {
+		for (size_t k = 0; k < nw; k++)
+			unwrite_journal(s, &w[k]);
+		/* the index in memory took the staged versions: reload it */
+		index_drop(s);
+		if (s->locked)
+			index_refresh(s);
+	} else {
+		/* the index lines follow the journals' sync: hints, replayed by
+		 * the next locker (journal_sync) if a crash drops them */
+		for (size_t k = 0; k < nw; k++) {
+			jstate(s, w[k].j, 1)->end = w[k].end;
+			state_line(&w[k].idx, w[k].j, w[k].end);
+			index_append(s, &w[k].idx);
+		}
+	}
+	for (size_t k = 0; k < nw; k++) {
+		if (w[k].fd >= 0)
+			close(w[k].fd);
+		buf_free(&w[k].idx);
+	}
+	free(w);
 	free(done);
+	store_discard(s);
+	return rc;
 }
 
 /* -------------------------------------------------------------- queries */

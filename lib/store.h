@@ -44,8 +44,20 @@
  * without the lock ignore a trailing partial line.  A malformed line in the
  * middle of a journal is reported with its line number and skipped.
  *
- * Functions that can fail for reasons the user must see (not a data dir,
- * I/O errors) die() with the exit codes of exitcodes.h.
+ * Errors.  The store never exits: a function that fails records the error
+ * in s->err (an exit code of exitcodes.h) and s->errmsg (the message, with
+ * the path and strerror: "unable to append to D/crawls.jsonl: No space left
+ * on device"), and returns -1 (or, for lookups, "not found").  A
+ * transaction (store_lock .. store_unlock) in which anything failed commits
+ * nothing: store_commit writes every journal first and appends the index
+ * lines only when all were written (and synced); when one fails, the lines
+ * already written by this commit are cut off again (ftruncate to the size
+ * before, then synced), the staged records are dropped, the index in memory
+ * is dropped (reloaded from the file at the next lock), and store_unlock
+ * releases the lock and returns -1.  The caller reports s->errmsg and
+ * decides: a tool exits with s->err, abx-tick puts the item back and goes on.
+ * If even the cut fails (EIO), the message says the commit may have been
+ * kept.  Out of memory is the exception: it exits 70 (err.h).
  */
 #ifndef ABX_STORE_H
 #define ABX_STORE_H
@@ -84,6 +96,8 @@ typedef struct store {
 	int lockfd, locked;
 	int durable;                   /* fdatasync at commit ($ABX_SYNC=0: no) */
 	int lazy;                      /* defer syncs to store_sync ($ABX_SYNC=batch) */
+	int parent_syncs;              /* ... and never sync ($ABX_SYNC=parent) */
+	int barrier;                   /* files must be durable before the next line */
 	char (*unsynced)[128];         /* journals written since the last sync */
 	size_t nunsynced;
 	/* the active index, loaded under the lock */
@@ -99,34 +113,60 @@ typedef struct store {
 	pending_t *pend;
 	size_t npend, pendcap;
 	char host[256], boot_id[64];
+	/* errors (see Errors above) */
+	int err;                       /* exit code of the last error; 0: none */
+	char errmsg[512];              /* its message, without the program name */
+	unsigned nerr, txerr;          /* errors so far; at store_lock */
 } store_t;
 
 /* Open DIR (NULL: $ABX_DIR, else the default).  create: make it if absent;
- * else a directory without abx.conf exits 78. */
-void store_open(store_t *s, const char *dir, int create);
-void store_close(store_t *s);
-/* In a child after fork(): a lock of its own (flock is shared across a
- * fork), no staged changes; the index loaded in memory is kept.  Call it
- * when the parent did not hold the lock at the fork. */
-void store_forked(store_t *s);
+ * else a directory without abx.conf is an error (78).  0, or -1 with
+ * s->err set (the store is then closed: only s->err and s->errmsg stay). */
+int store_open(store_t *s, const char *dir, int create);
+/* Unlock (committing), sync what is unsynced, close; 0, or -1 if that
+ * failed.  s->err, s->errmsg and s->nerr survive it: a main exits with
+ * s->err if s->nerr says anything failed since store_open. */
+int store_close(store_t *s);
 const char *store_default_dir(void);
 
-void store_lock(store_t *s);       /* blocking flock; refreshes the index */
-void store_unlock(store_t *s);     /* commits what is staged */
-void store_commit(store_t *s);
+/* Record an error (errnum: appended as strerror, 0: none); returns -1. */
+int store_fail(store_t *s, int code, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Did anything fail since store_lock? */
+int store_failed(const store_t *s);
+
+int store_lock(store_t *s);        /* blocking flock; refreshes the index; 0 or -1 */
+/* Commits what is staged and releases the lock (always); 0, or -1 if
+ * anything failed in the transaction (nothing of it was committed). */
+int store_unlock(store_t *s);
+int store_commit(store_t *s);      /* 0, or -1: rolled back (see Errors) */
+void store_discard(store_t *s);    /* drop what is staged */
 /*
- * Batched durability.  With s->lazy set (or $ABX_SYNC=batch in the
- * environment: abx-tick sets it for its workers) commits write their lines
- * but do not sync; store_sync() then syncs every journal written since,
- * once.  A durable commit to the same journal syncs them too (fdatasync
- * covers the file, whoever wrote it), which is how a worker's results and
- * a snapshot's seal become durable with the tick's next claim on that
- * crawl.  What is lost to an OS crash in between is work re-done (the
- * snapshot runs again): at-least-once, never a lost user change, since
- * abx-add and abx-ctl always commit durably.
+ * Durability.  A commit fdatasyncs each journal it wrote ($ABX_SYNC unset
+ * or 1), except:
+ *   $ABX_SYNC=batch (s->lazy)  commits do not sync; store_sync() (and
+ *                              store_close) syncs what they wrote, once;
+ *   $ABX_SYNC=parent           commits do not sync and neither does
+ *                              store_close: the parent that started this
+ *                              process (abx-tick, for its workers) syncs
+ *                              the filesystem before it reports anything;
+ *   $ABX_SYNC=0                never (tests and benchmarks).
+ * A record may name files (a hook's outputs, a snapshot's index files):
+ * they must be durable before the line that names them.  store_barrier()
+ * says so: the next commit first syncs the whole filesystem of the data
+ * directory (syncfs(2): files, their directories, the journals), or, when
+ * commits are deferred, the deferred sync is a syncfs.  One syncfs covers
+ * every file a batch of seals wrote, which costs less than an fsync of
+ * each (abx(7) INTERNALS has the figures).  store_syncfs() syncs the
+ * filesystem now (abx-tick's clock).  What is lost to an OS crash before
+ * a deferred sync is work re-done (the snapshot runs again):
+ * at-least-once, never a user's acknowledged change, since abx-add and
+ * abx-ctl always commit durably.
  */
-void store_sync(store_t *s);
-void store_sync_journal(store_t *s, const char *journal);
+void store_barrier(store_t *s);
+int store_syncfs(store_t *s);                        /* 0 or -1 */
+int store_sync(store_t *s);                          /* 0 or -1 */
+int store_sync_journal(store_t *s, const char *journal);
 
 /* Latest version of id; 0 found, -1 not.  Staged versions are seen. */
 int store_get(store_t *s, const char *id, rec_t *out);
@@ -168,8 +208,8 @@ const ient_t *store_next_due(store_t *s, const char *type, const char *crawl_id,
 size_t store_first_due(store_t *s, const char *type, const char *crawl_id, int64_t now,
     const ient_t **best, size_t k);
 
-/* Rebuild the index from the journals (the repair pass uses it). */
-void store_rebuild_index(store_t *s);
+/* Rebuild the index from the journals (the repair pass uses it); 0 or -1. */
+int store_rebuild_index(store_t *s);
 /* Rewrite a journal to its latest versions if it is more than twice its
  * live size plus $ABX_COMPACT_MIN bytes (default 65536; force: whenever it
  * holds any superseded line).  Returns 1 if compacted. */

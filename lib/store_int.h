@@ -23,7 +23,11 @@ jstate_t *jstate(store_t *s, const char *j, int create);
 void state_line(buf_t *b, const char *j, int64_t end);
 void index_line(store_t *s, buf_t *b, const ient_t *e);
 void index_header(store_t *s, buf_t *b);
-void index_refresh(store_t *s);      /* read new index lines */
+/* Read new index lines; an index that is empty, torn in its header or
+ * from another boot is rebuilt first.  0, or -1 (s->err set). */
+int index_refresh(store_t *s);
+/* Append index lines; a failure is only warned of (the index is a hint)
+ * and makes the index be reloaded. */
 void index_append(store_t *s, buf_t *b);
 void index_write_full(store_t *s);   /* compact the index */
 void index_set_from(store_t *s, const rec_t *r, int64_t off);

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,6 @@
 
 #include "binary.h"
 #include "cli.h"
-#include "phase.h"
 #include "plugin.h"
 #include "claim.h"
 #include "config.h"
@@ -30,6 +30,7 @@
 #include "schedule.h"
 #include "seal.h"
 #include "tick.h"
+#include "toolspawn.h"
 #include "url.h"
 
 extern char **environ;
@@ -69,6 +70,7 @@ typedef struct {
 	int64_t started_at;
 	char stop_reason[32];
 	int paused, cancelled;
+	int broken;              /* the store failed: no new work, then released */
 	worker_t w[MAX_SLOTS];
 	int nw;
 	int drawn;               /* progress lines on screen */
@@ -84,11 +86,39 @@ tick_init(tick_t *t, store_t *s)
 	t->started_us = clock_mono();
 }
 
+void
+tick_free(tick_t *t)
+{
+	tick_forget_plugins(t);
+	free(t->hook_prog);
+	t->hook_prog = NULL;
+}
+
+/* Report a failure of the store (what we were doing: s->errmsg) and count
+ * it; the pass goes on with other work. */
+static void __attribute__((format(printf, 2, 3)))
+tick_error(tick_t *t, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	errorx("%s: %s", what, t->s->errmsg[0] ? t->s->errmsg : "unknown error");
+	if (t->errors++ == 0)
+		t->err = t->s->err ? t->s->err : EX_IOERR_;
+}
+
 /* The active entries of a type, the index refreshed under the lock. */
 static size_t
-active_now(store_t *s, const char *type, ient_t **v)
+active_now(tick_t *t, const char *type, ient_t **v)
 {
-	store_lock(s);
+	store_t *s = t->s;
+	if (store_lock(s) < 0) {
+		tick_error(t, "unable to read the queue");
+		*v = NULL;
+		return 0;
+	}
 	size_t n = store_active(s, type, v);
 	store_unlock(s);
 	return n;
@@ -96,73 +126,59 @@ active_now(store_t *s, const char *type, ient_t **v)
 
 /* ------------------------------------------------------------ workers */
 
-static volatile sig_atomic_t worker_stop;
-
-static void
-worker_signal(int sig)
-{
-	(void)sig;
-	if (worker_stop < 100)
-		worker_stop++;
-}
-
 /*
- * Start a worker: a child of this process (fork, no exec: the store, its
- * index and the code are already loaded) that runs one phase (phase.h) for
- * id holding its lease (the fd is inherited), its records on a pipe to us,
- * and exits.  It behaves as abx-hook does: a child subreaper, signals
- * counted (a first one stops the hooks as at a timeout, a second kills
- * them).  It keeps no fd of ours but the lease, the store and the pipe.
+ * Start a worker: the toolkit's abx-hook, exec'd (toolspawn.h) with
+ * stdin /dev/null, stdout a pipe to us (the records it prints), our
+ * stderr, and the item's lease as fd 3 — nothing else of ours.  It runs
+ * one phase for id exactly as `abx-hook --family F ID` typed by hand does.
+ * Its commits are left for us to sync ($ABX_SYNC=parent: the tick syncs
+ * the filesystem on its clock, store.h), and it stops when we die
+ * ($ABX_PARENT_PID).  Returns the pid, or -1 (reported) if it did not start.
  */
 static pid_t
-spawn(tick_t *t, const char *family, const char *id, const char *plugins, int lease_fd,
-    const int *close_fds, int nclose, const plugins_t *discovered, int *outfd)
+spawn(tick_t *t, const char *family, const char *id, const char *plugins, int lease_fd, int *outfd)
 {
 	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0)
-		diesys(EX_SOFT_, "pipe");
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid = fork();
-	if (pid < 0)
-		diesys(EX_SOFT_, "unable to fork");
-	if (pid == 0) {
-		sigset_t waitmask;
-		phase_signals(worker_signal, &waitmask);
-		for (int i = 0; i < nclose; i++)
-			if (close_fds[i] >= 0 && close_fds[i] != lease_fd)
-				close(close_fds[i]);
-		if (t->tick_lock_fd >= 0)
-			close(t->tick_lock_fd);
-		close(p[0]);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0 && devnull != 0) {
-			dup2(devnull, 0);
-			close(devnull);
-		}
-		dup2(p[1], 1);
-		close(p[1]);
-		int subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
-		if (t->tty)
-			setenv("ABX_PROGRESS_FD", "1", 1);   /* "start HOOK" lines */
-		store_t cs = *t->s;
-		store_forked(&cs);
-		cs.lazy = cs.durable;   /* the tick syncs (store.h) */
-		char **names = NULL;
-		const char *bad;
-		if (plugins && *plugins)
-			names = cli_names(plugins, &bad);
-		phase_opts_t o = {
-			.family = family, .id = id, .plugins = names, .dry_run = 0,
-			.reap_orphans = subreaper, .out = stdout, .waitmask = &waitmask,
-			.stop = &worker_stop, .discovered = discovered,
-		};
-		int rc = phase_run(&cs, &o);
-		fflush(stdout);
-		store_sync(&cs);
-		_exit(rc);
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		warnsys("unable to start a worker for %s: pipe", id);
+		return -1;
 	}
+	if (!t->hook_prog)
+		t->hook_prog = tool_path("abx-hook");
+	char *argv[12];
+	int n = 0;
+	argv[n++] = "abx-hook";
+	argv[n++] = "-d";
+	argv[n++] = t->s->dir;
+	argv[n++] = "--family";
+	argv[n++] = (char *)family;
+	if (plugins && *plugins) {
+		argv[n++] = "--plugins";
+		argv[n++] = (char *)plugins;
+	}
+	if (t->verbose)
+		argv[n++] = "-v";
+	argv[n++] = (char *)id;
+	argv[n] = NULL;
+	char ppid[48];
+	snprintf(ppid, sizeof ppid, "ABX_PARENT_PID=%ld", (long)getpid());
+	char *env[5];
+	int ne = 0;
+	env[ne++] = t->s->durable ? "ABX_SYNC=parent" : "ABX_SYNC=0";
+	env[ne++] = ppid;
+	if (t->tty)
+		env[ne++] = "ABX_PROGRESS_FD=1";   /* "start HOOK" lines */
+	env[ne] = NULL;
+	fflush(stdout);
+	pid_t pid;
+	int rc = tool_spawn(t->hook_prog, argv, env, p[1], lease_fd, id, &pid);
 	close(p[1]);
+	if (rc) {
+		errno = rc;
+		warnsys("unable to start %s for %s", t->hook_prog, id);
+		close(p[0]);
+		return -1;
+	}
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	*outfd = p[0];
 	return pid;
@@ -208,10 +224,12 @@ worker_read(worker_t *w)
 
 /* Run one phase (CrawlSetup / CrawlCleanup) to its end. */
 static int
-run_phase(tick_t *t, const char *family, const char *cid, int cfd, const plugins_t *ps)
+run_phase(tick_t *t, const char *family, const char *cid, int cfd)
 {
 	int outfd, status = 0, sent = 0;
-	pid_t pid = spawn(t, family, cid, NULL, cfd, NULL, 0, ps, &outfd);
+	pid_t pid = spawn(t, family, cid, NULL, cfd, &outfd);
+	if (pid < 0)
+		return EX_SOFT_;
 	worker_t w = {.outfd = outfd};
 	int pidfd = syscall(SYS_pidfd_open, pid, 0), hup = 0;
 	while (waitpid(pid, &status, WNOHANG) == 0) {
@@ -272,6 +290,23 @@ draw(crawlrun_t *cr, int final)
 
 /* ---------------------------------------------------------- crawl run */
 
+/* Unlock; a failed transaction is reported (what, with s->errmsg) and
+ * stops the crawl run from starting more work.  0 or -1. */
+static int __attribute__((format(printf, 2, 3)))
+run_unlock(crawlrun_t *cr, const char *fmt, ...)
+{
+	if (store_unlock(cr->t->s) == 0)
+		return 0;
+	char what[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	tick_error(cr->t, "crawl %s: %s", cr->cid, what);
+	cr->broken = 1;
+	return -1;
+}
+
 static void
 save_limits(crawlrun_t *cr)
 {
@@ -289,7 +324,7 @@ save_limits(crawlrun_t *cr)
 		buf_free(&b);
 		rec_free(&c);
 	}
-	store_unlock(s);
+	run_unlock(cr, "unable to save its limits");
 }
 
 static void
@@ -340,7 +375,7 @@ seal_queued(crawlrun_t *cr)
 		rec_free(&r);
 	}
 	free(v);
-	store_unlock(s);
+	run_unlock(cr, "unable to seal its queued snapshots (%s)", cr->stop_reason);
 }
 
 static int
@@ -396,18 +431,20 @@ seed_snapshots(crawlrun_t *cr, const rec_t *crawl)
 		}
 		free(url), free(title);
 	}
-	store_unlock(s);
+	if (run_unlock(cr, "unable to queue its first snapshots") < 0)
+		urlset_free(&cr->seen), memset(&cr->seen, 0, sizeof cr->seen);
 	free(urls), free(tags);
 }
 
+/* Put a snapshot back in the queue, due after `after` µs. */
 static void
-requeue(tick_t *t, const char *id, const char *why)
+requeue_at(tick_t *t, const char *id, const char *why, int64_t after)
 {
 	store_lock(t->s);
 	rec_t r;
 	if (store_get(t->s, id, &r) == 0) {
 		if (!record_is_final(&r) && !rec_streq(&r, "status", "paused")) {
-			record_status(&r, "queued", clock_now());
+			record_status(&r, "queued", clock_now() + after);
 			rec_set_null(&r, "lease");
 			store_put(t->s, &r);
 			t->requeued++;
@@ -416,7 +453,84 @@ requeue(tick_t *t, const char *id, const char *why)
 		}
 		rec_free(&r);
 	}
-	store_unlock(t->s);
+	if (store_unlock(t->s) < 0)
+		tick_error(t, "unable to requeue snapshot %s", id);
+}
+
+static void
+requeue(tick_t *t, const char *id, const char *why)
+{
+	requeue_at(t, id, why, 0);
+}
+
+/* Due again in a minute: what failed may have cleared by then. */
+static void
+requeue_later(tick_t *t, const char *id, const char *why)
+{
+	requeue_at(t, id, why, 60 * 1000000LL);
+}
+
+/* A worker failed (exit not 0 or 1): back off, seal after three. */
+static void
+worker_failed(crawlrun_t *cr, worker_t *w, int code, long fails)
+{
+	tick_t *t = cr->t;
+	store_t *s = t->s;
+	t->failed_workers++;
+	errorx("snapshot %s: abx-hook exited %d (failure %ld of 3)", w->id, code, fails);
+	store_lock(s);
+	rec_t cur;
+	if (store_get(s, w->id, &cur) == 0) {
+		rec_set_int(&cur, "num_uses_failed", fails);
+		rec_set_null(&cur, "lease");
+		int64_t back = 60LL * 1000000 << (fails < 10 ? fails - 1 : 9);
+		record_status(&cur, fails >= 3 ? "sealed" : "queued", fails >= 3 ? -1 : clock_now() + back);
+		if (fails >= 3)
+			rec_set_str(&cur, "notes", "abx-hook failed three times; sealed");
+		store_put(s, &cur);
+		rec_free(&cur);
+	}
+	run_unlock(cr, "unable to record the failure of snapshot %s", w->id);
+}
+
+/* A worker's snapshot ran: count its size, discover, seal. */
+static void
+worker_done(crawlrun_t *cr, worker_t *w, rec_t *r)
+{
+	tick_t *t = cr->t;
+	store_t *s = t->s;
+	char dir[256];
+	seal_dir_of(r, dir, sizeof dir);
+	long long size = fs_du(s->dfd, dir);   /* counted once: limit and seal */
+	cr->total_size += size;
+	if (cr->max_size > 0 && cr->total_size >= cr->max_size && !cr->stop_reason[0])
+		snprintf(cr->stop_reason, sizeof cr->stop_reason, "crawl_max_size");
+	if (cr->max_size > 0)
+		save_limits(cr);
+	if (!cr->stop_reason[0] && !cr->paused && !cr->cancelled && !cr->broken) {
+		store_lock(s);
+		int made = discover_children(s, r, cr->max_depth, &cr->filter, &cr->seen, cr->max_urls);
+		if (run_unlock(cr, "unable to queue the outlinks of snapshot %s", w->id) < 0)
+			made = 0;
+		t->discovered += made;
+		if (t->verbose && made)
+			info("snapshot %s: %d new outlinks queued", w->id, made);
+	}
+	if (cr->broken) {
+		/* the outlinks may be missing: run it again later */
+		requeue_later(t, w->id, "the store failed");
+		return;
+	}
+	int rc = seal_snapshot_with(s, w->id, NULL, w->first_run ? w->recs : NULL, w->nrecs, size);
+	if (rc == SEAL_OK) {
+		t->snapshots++;
+		t->failed_hooks += w->failed;
+		if (t->verbose)
+			info("snapshot %s sealed: %s (%d hooks, %d failed)", w->id, w->url, w->hooks, w->failed);
+	} else if (rc == SEAL_ERR) {
+		tick_error(t, "unable to seal snapshot %s", w->id);
+		cr->broken = 1;
+	}
 }
 
 /* A worker ended: count, discover, seal (or requeue on a signal). */
@@ -439,58 +553,23 @@ finish(crawlrun_t *cr, worker_t *w, int status)
 				info("snapshot %s was requeued while it ran; left queued", w->id);
 		} else if (rec_streq(&r, "status", "paused")) {
 			/* ArchiveBox: the work is redone after resume */
-			claim_release(s, w->id, 0);
+			if (claim_release(s, w->id, 0) < 0)
+				tick_error(t, "unable to release paused snapshot %s", w->id);
 		} else if (record_is_final(&r) && rec_isnull(&r, "retry_at")) {
 			/* cancelled meanwhile: it stays sealed, with index files
 			 * for what its hooks recorded */
-			seal_snapshot(s, w->id, NULL);
+			if (seal_snapshot(s, w->id, NULL) == SEAL_ERR)
+				tick_error(t, "unable to write the index files of snapshot %s", w->id);
 			if (t->verbose)
 				info("snapshot %s was cancelled", w->id);
 		} else if (code != 0 && code != 1) {
-			t->failed_workers++;
-			long fails = rec_int(&r, "num_uses_failed", 0) + 1;
-			warnx_("snapshot %s: abx-hook exited %d (failure %ld)", w->id, code, fails);
-			store_lock(s);
-			rec_t cur;
-			if (store_get(s, w->id, &cur) == 0) {
-				rec_set_int(&cur, "num_uses_failed", fails);
-				rec_set_null(&cur, "lease");
-				int64_t back = 60LL * 1000000 << (fails < 10 ? fails - 1 : 9);
-				record_status(&cur, fails >= 3 ? "sealed" : "queued",
-				    fails >= 3 ? -1 : clock_now() + back);
-				if (fails >= 3)
-					rec_set_str(&cur, "notes", "abx-hook failed three times; sealed");
-				store_put(s, &cur);
-				rec_free(&cur);
-			}
-			store_unlock(s);
+			worker_failed(cr, w, code, rec_int(&r, "num_uses_failed", 0) + 1);
 		} else {
-			char dir[256];
-			seal_dir_of(&r, dir, sizeof dir);
-			long long size = fs_du(s->dfd, dir);   /* counted once: limit and seal */
-			cr->total_size += size;
-			if (cr->max_size > 0 && cr->total_size >= cr->max_size && !cr->stop_reason[0])
-				snprintf(cr->stop_reason, sizeof cr->stop_reason, "crawl_max_size");
-			if (cr->max_size > 0)
-				save_limits(cr);
-			if (!cr->stop_reason[0] && !cr->paused && !cr->cancelled) {
-				store_lock(s);
-				int made = discover_children(s, &r, cr->max_depth, &cr->filter, &cr->seen,
-				    cr->max_urls);
-				store_unlock(s);
-				t->discovered += made;
-				if (t->verbose && made)
-					info("snapshot %s: %d new outlinks queued", w->id, made);
-			}
-			if (seal_snapshot_with(s, w->id, NULL, w->first_run ? w->recs : NULL, w->nrecs,
-			        size) == SEAL_OK) {
-				t->snapshots++;
-				if (t->verbose)
-					info("snapshot %s sealed: %s (%d hooks, %d failed)", w->id, w->url,
-					    w->hooks, w->failed);
-			}
+			worker_done(cr, w, &r);
 		}
 		rec_free(&r);
+	} else if (store_failed(s)) {
+		tick_error(t, "unable to read snapshot %s", w->id);
 	}
 	lease_drop(w->lease_fd);
 	if (w->pidfd >= 0)
@@ -539,7 +618,7 @@ refill(crawlrun_t *cr)
 	tick_t *t = cr->t;
 	store_t *s = t->s;
 	ient_t *v;
-	size_t n = active_now(s, "Snapshot", &v);
+	size_t n = active_now(t, "Snapshot", &v);
 	int64_t now = clock_now();
 	cand_t *c = xmalloc(sizeof(cand_t) * (n + 1));
 	size_t nc = 0;
@@ -557,7 +636,7 @@ refill(crawlrun_t *cr)
 	free(v);
 	qsort(c, nc, sizeof(cand_t), cand_cmp);
 	int free_slots = cr->slots - cr->nw;
-	if (free_slots <= 0 || nc == 0 || *t->signals || cr->paused || cr->cancelled) {
+	if (free_slots <= 0 || nc == 0 || *t->signals || cr->paused || cr->cancelled || cr->broken) {
 		free(c);
 		return (int)nc;
 	}
@@ -570,16 +649,15 @@ refill(crawlrun_t *cr)
 	claim_opts_t o = {LEASE_US, 1, 0};
 	int got = claim_ids(s, ids, nc, &o, free_slots, got_r, got_fd);
 	free(ids);
-	/* each worker must inherit its own lease only: the batch's other
-	 * fds are close-on-exec now and closed in the worker below */
-	for (int g = 0; g < got; g++)
-		fcntl(got_fd[g], F_SETFD, FD_CLOEXEC);
-	size_t i = 0;
-	for (int g = 0; g < got; g++, i++) {
+	if (got < 0) {
+		tick_error(t, "crawl %s: unable to claim its snapshots", cr->cid);
+		cr->broken = 1;
+		got = 0;
+	}
+	for (int g = 0; g < got; g++) {
 		rec_t r = got_r[g];
 		int fd = got_fd[g];
 		char *rid = rec_str(&r, "id");
-		fcntl(fd, F_SETFD, FD_CLOEXEC);
 		worker_t *w = &cr->w[cr->nw];
 		memset(w, 0, sizeof *w);
 		memcpy(w->id, rid, ID_LEN + 1);
@@ -591,17 +669,15 @@ refill(crawlrun_t *cr)
 		w->first_run = !(hr && strcmp(hr, "true") == 0);
 		w->lease_fd = fd;
 		w->started = clock_mono();
-		int cl[4 * MAX_SLOTS + 1], ncl = 0;
-		for (int k = 0; k < cr->nw; k++) {
-			cl[ncl++] = cr->w[k].lease_fd;
-			cl[ncl++] = cr->w[k].outfd;
-			cl[ncl++] = cr->w[k].pidfd;
+		w->pid = spawn(t, "Snapshot", w->id, plugins, fd, &w->outfd);
+		if (w->pid < 0) {
+			/* put it back: due again after a pause, not at once */
+			lease_drop(fd);
+			requeue_later(t, w->id, "its worker did not start");
+			free(url), free(plugins);
+			rec_free(&r);
+			continue;
 		}
-		for (int k = g + 1; k < got; k++)
-			cl[ncl++] = got_fd[k];
-		cl[ncl++] = cr->cfd;
-		w->pid = spawn(t, "Snapshot", w->id, plugins, fd, cl, ncl, t->have_ps ? &t->ps : NULL,
-		    &w->outfd);
 		w->pidfd = syscall(SYS_pidfd_open, w->pid, 0);
 		cr->nw++;
 		if (t->verbose)
@@ -623,9 +699,11 @@ watch(crawlrun_t *cr)
 	if (now - cr->last_check >= 500000) {
 		cr->last_check = now;
 		rec_t c;
-		store_lock(t->s);
-		int found = store_get(t->s, cr->cid, &c) == 0;
-		store_unlock(t->s);
+		int found = store_lock(t->s) == 0 && store_get(t->s, cr->cid, &c) == 0;
+		if (run_unlock(cr, "unable to read its record") < 0 && found) {
+			rec_free(&c);
+			found = 0;
+		}
 		if (found) {
 			int was = cr->cancelled;
 			cr->paused = rec_streq(&c, "status", "paused");
@@ -747,7 +825,9 @@ family_has_hooks(crawlrun_t *cr, const char *family)
 	return n > 0;
 }
 
-static void
+/* Run a claimed crawl to its end (cfd: its lease, dropped here).  0, or -1
+ * if the store failed on the way (reported; the crawl is put back). */
+static int
 run_crawl(tick_t *t, rec_t *crawl, int cfd)
 {
 	crawlrun_t *cr = xcalloc(1, sizeof *cr);
@@ -784,12 +864,18 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 
 	int setup = family_has_hooks(cr, "CrawlSetup"), cleanup = family_has_hooks(cr, "CrawlCleanup");
 	if (setup)
-		run_phase(t, "CrawlSetup", cr->cid, cfd, t->have_ps ? &t->ps : NULL);
+		run_phase(t, "CrawlSetup", cr->cid, cfd);
 	char j[128];
 	store_crawl_journal(cr->cid, j, sizeof j);
+	unsigned nerr = s->nerr;
 	store_each(s, j, "\"Snapshot\"", collect_url, cr);
-	if (cr->seen.n == 0)
+	if (s->nerr != nerr) {
+		/* unreadable: seeding now would queue its URLs twice */
+		tick_error(t, "crawl %s", cr->cid);
+		cr->broken = 1;
+	} else if (cr->seen.n == 0) {
 		seed_snapshots(cr, crawl);
+	}
 
 	int64_t last_sync = clock_mono();
 	for (;;) {
@@ -799,16 +885,14 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 		 * durable at most SYNC_US later; an OS crash in between costs
 		 * that work again, never a user's change */
 		if (clock_mono() - last_sync >= SYNC_US) {
-			store_sync(s);
-			store_sync_journal(s, j);
+			if (store_syncfs(s) < 0)
+				tick_error(t, "crawl %s", cr->cid);
 			last_sync = clock_mono();
 		}
 		if (cr->stop_reason[0] && !*t->signals)
 			seal_queued(cr);
-		int waiting = 0;
-		if (!*t->signals && !cr->paused && !cr->cancelled && !cr->stop_reason[0])
-			waiting = refill(cr);
-		(void)waiting;
+		if (!*t->signals && !cr->paused && !cr->cancelled && !cr->stop_reason[0] && !cr->broken)
+			refill(cr);
 		if (cr->nw == 0)
 			break;
 		draw(cr, 0);
@@ -826,25 +910,34 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 		seal_queued(cr);
 	/* CrawlCleanup also stops the daemons CrawlSetup left running */
 	if (!*t->signals && (cleanup || setup))
-		run_phase(t, "CrawlCleanup", cr->cid, cfd, t->have_ps ? &t->ps : NULL);
-	/* the crawl's journal, written by us and by the workers: one sync */
-	store_sync(s);
-	store_sync_journal(s, j);
+		run_phase(t, "CrawlCleanup", cr->cid, cfd);
+	/* what we and the workers wrote (outputs, index files, records):
+	 * durable before the crawl's own record says anything of it */
+	if (store_syncfs(s) < 0) {
+		tick_error(t, "crawl %s", cr->cid);
+		cr->broken = 1;
+	}
 	s->lazy = was_lazy;
-	if (*t->signals) {
-		claim_release(s, cr->cid, 0);
+	if (*t->signals || cr->broken) {
+		if (claim_release(s, cr->cid, 0) < 0)
+			tick_error(t, "unable to release crawl %s", cr->cid);
 		if (t->verbose)
-			info("crawl %s requeued (interrupted by a signal)", cr->cid);
+			info("crawl %s requeued (%s)", cr->cid, cr->broken ? "the store failed" : "interrupted by a signal");
 	} else {
 		int rc = seal_crawl(s, cr->cid, NULL);
-		if (t->verbose)
+		if (rc == SEAL_ERR)
+			tick_error(t, "unable to seal crawl %s", cr->cid);
+		else if (t->verbose)
 			info("crawl %s %s", cr->cid, rc == SEAL_OK ? "sealed" : "requeued until its next snapshot is due");
+		cr->broken = rc == SEAL_ERR;
 	}
 	lease_drop(cfd);
+	int broken = cr->broken;
 	urlset_free(&cr->seen);
 	urlfilter_free(&cr->filter);
 	conf_free(&cr->conf);
 	free(cr);
+	return broken ? -1 : 0;
 }
 
 /* ----------------------------------------------------------- the pass */
@@ -854,7 +947,7 @@ resolve_due_binaries(tick_t *t)
 {
 	store_t *s = t->s;
 	ient_t *v;
-	size_t n = active_now(s, "Binary", &v);
+	size_t n = active_now(t, "Binary", &v);
 	int64_t now = clock_now();
 	int did = 0;
 	for (size_t i = 0; i < n && !*t->signals; i++) {
@@ -874,8 +967,10 @@ resolve_due_binaries(tick_t *t)
 			if (res.changed) {
 				store_lock(s);
 				binary_commit(s, &res);
-				store_unlock(s);
-				did = 1;
+				if (store_unlock(s) < 0)
+					tick_error(t, "unable to record binary %s", req.name);
+				else
+					did = 1;
 			}
 			if (t->verbose)
 				info("binary %s: %s", req.name, res.ok ? res.abspath : res.why);
@@ -888,34 +983,66 @@ resolve_due_binaries(tick_t *t)
 	return did;
 }
 
+/* Crawls passed over for the rest of a pass: busy, or the store failed
+ * on them (each is tried once a pass, never spun on). */
+typedef struct {
+	char id[64][ID_LEN + 1];
+	size_t n;
+} skiplist_t;
+
+static int
+skipped(const skiplist_t *k, const char *id)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (!strcmp(k->id[i], id))
+			return 1;
+	return 0;
+}
+
+static void
+skip_add(skiplist_t *k, const char *id)
+{
+	if (k->n < 64 && !skipped(k, id))
+		memcpy(k->id[k->n++], id, ID_LEN + 1);
+}
+
+/* Run a claimed crawl; one that failed is not claimed again this pass. */
+static void
+run_claimed(tick_t *t, rec_t *c, int fd, skiplist_t *skip)
+{
+	char *id = rec_str(c, "id");
+	if (run_crawl(t, c, fd) < 0 && id_valid(id))
+		skip_add(skip, id);
+	free(id);
+	rec_free(c);
+}
+
 /* A due snapshot whose crawl is not due: claim that crawl and run it. */
 static int
-due_orphan(tick_t *t, char skip[][ID_LEN + 1], int *nskip)
+due_orphan(tick_t *t, skiplist_t *skip)
 {
 	store_t *s = t->s;
 	ient_t *v;
-	size_t n = active_now(s, "Snapshot", &v);
+	size_t n = active_now(t, "Snapshot", &v);
 	int64_t now = clock_now();
 	int did = 0;
 	for (size_t i = 0; i < n && !did; i++) {
 		ient_t *e = &v[i];
 		if (!store_entry_due(e, "Snapshot", t->only_crawl, now))
 			continue;
-		int skipped = 0;
-		for (int k = 0; k < *nskip; k++)
-			skipped |= !strcmp(skip[k], e->crawl_id);
-		if (skipped || lease_busy(s, e->id))
+		if (skipped(skip, e->crawl_id) || lease_busy(s, e->id))
 			continue;
 		claim_opts_t o = {LEASE_US, 1, 1};
 		rec_t c;
 		int fd;
-		if (claim_id(s, e->crawl_id, &o, &c, &fd) == CLAIM_OK) {
-			fcntl(fd, F_SETFD, FD_CLOEXEC);
-			run_crawl(t, &c, fd);
-			rec_free(&c);
+		int rc = claim_id(s, e->crawl_id, &o, &c, &fd);
+		if (rc == CLAIM_OK) {
+			run_claimed(t, &c, fd, skip);
 			did = 1;
-		} else if (*nskip < 64) {
-			memcpy(skip[(*nskip)++], e->crawl_id, ID_LEN + 1);
+		} else {
+			if (rc == CLAIM_ERROR)
+				tick_error(t, "unable to claim crawl %s", e->crawl_id);
+			skip_add(skip, e->crawl_id);
 		}
 	}
 	free(v);
@@ -927,9 +1054,8 @@ tick_pass(tick_t *t)
 {
 	store_t *s = t->s;
 	int did = 0;
-	int sealed_before = t->snapshots, crawls_before = t->crawls;
-	char skip[64][ID_LEN + 1];
-	int nskip = 0;
+	int sealed_before = t->snapshots, crawls_before = t->crawls, errors_before = t->errors;
+	skiplist_t skip = {.n = 0};
 	while (!*t->signals) {
 		if (!t->only_crawl && schedule_enqueue_due(s, t->verbose) > 0)
 			did = 1;
@@ -940,19 +1066,22 @@ tick_pass(tick_t *t)
 		 * holds, which no crash outlives; the run syncs on its clock */
 		int lazy = s->lazy;
 		s->lazy = s->durable;
-		int rc = t->only_crawl ? claim_id(s, t->only_crawl, &o, &c, &fd)
-		                       : claim_next(s, "Crawl", NULL, &o, &c, &fd);
+		int rc = t->only_crawl ? (skipped(&skip, t->only_crawl) ? CLAIM_NONE
+		                                                        : claim_id(s, t->only_crawl, &o, &c, &fd))
+		                       : claim_next_except(s, "Crawl", NULL, skip.id, skip.n, &o, &c, &fd);
 		s->lazy = lazy;
+		if (rc == CLAIM_ERROR) {
+			tick_error(t, "unable to claim a crawl");
+			break;
+		}
 		if (rc == CLAIM_OK) {
-			fcntl(fd, F_SETFD, FD_CLOEXEC);
-			run_crawl(t, &c, fd);
-			rec_free(&c);
+			run_claimed(t, &c, fd, &skip);
 			did = 1;
-			if (t->only_crawl && !due_orphan(t, skip, &nskip))
+			if (t->only_crawl && !due_orphan(t, &skip))
 				break;
 			continue;
 		}
-		if (due_orphan(t, skip, &nskip)) {
+		if (due_orphan(t, &skip)) {
 			did = 1;
 			continue;
 		}
@@ -966,6 +1095,8 @@ tick_pass(tick_t *t)
 		seal_site_index(s);
 	if (*t->signals)
 		return 2;
+	if (t->errors != errors_before)
+		return 3;
 	return did ? 0 : 1;
 }
 
@@ -974,7 +1105,7 @@ tick_dry(tick_t *t)
 {
 	store_t *s = t->s;
 	ient_t *v;
-	size_t n = active_now(s, NULL, &v);
+	size_t n = active_now(t, NULL, &v);
 	int64_t now = clock_now();
 	int due = 0;
 	for (size_t i = 0; i < n; i++) {

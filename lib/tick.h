@@ -46,16 +46,22 @@ typedef struct {
 	const char *only_crawl;
 	volatile sig_atomic_t *signals;  /* count of INT/TERM/HUP received */
 	int tick_lock_fd;                /* not inherited by workers */
+	char *hook_prog;                 /* the abx-hook workers exec */
 	plugins_t ps;                    /* discovered plugins, shared by workers */
 	int have_ps;
 	int64_t ps_at;
 	/* counters for the summary */
 	int crawls, snapshots, requeued, failed_workers, discovered;
+	int failed_hooks;                /* results recorded failed */
 	int64_t started_us;
+	/* errors: reported as they happen; the pass goes on with other work */
+	int errors, err;                 /* how many; exit code of the first */
 } tick_t;
 
 void tick_init(tick_t *t, store_t *s);
-/* 0 if it did work, 1 if nothing was due, 2 if stopped by a signal. */
+void tick_free(tick_t *t);
+/* 0 if it did work, 1 if nothing was due, 2 if stopped by a signal, 3 if
+ * something failed (reported; t->err is the exit code of the first). */
 int tick_pass(tick_t *t);
 /* -n: print what is due, run nothing; 0 if something is due, else 1. */
 int tick_dry(tick_t *t);
