@@ -406,9 +406,9 @@ seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, si
 	char dir[256];
 	if (store_lock(s) < 0)
 		return SEAL_ERR;
-	if (store_get(s, id, &r) < 0) {
+	fault_point("seal-locked");
+	if (store_get(s, id, &r) < 0)
 		return store_unlock(s) < 0 ? SEAL_ERR : SEAL_NOTFOUND;
-	}
 	if (!rec_streq(&r, "type", "Snapshot")) {
 		rec_free(&r);
 		store_unlock(s);
