@@ -562,6 +562,16 @@ finish(crawlrun_t *cr, worker_t *w, int status)
 				tick_error(t, "unable to write the index files of snapshot %s", w->id);
 			if (t->verbose)
 				info("snapshot %s was cancelled", w->id);
+		} else if (code == EX_CANTCREAT_ || code == EX_IOERR_) {
+			/* the store failed under the worker (a full disk): not
+			 * the page's fault, so no failure is counted; it runs
+			 * again later, and no new work starts meanwhile */
+			errorx("snapshot %s: abx-hook exited %d (it could not write its records); "
+			       "it runs again later", w->id, code);
+			cr->broken = 1;
+			if (t->errors++ == 0)
+				t->err = code;
+			requeue_later(t, w->id, "its worker could not write");
 		} else if (code != 0 && code != 1) {
 			worker_failed(cr, w, code, rec_int(&r, "num_uses_failed", 0) + 1);
 		} else {
