@@ -18,7 +18,7 @@ pages=${ABX_STORM_PAGES:-63}
 kills=${ABX_STORM_KILLS:-25}
 seed=${ABX_STORM_SEED:-$$}
 diag "seed $seed, $pages pages, $kills kills"
-httpd_start --pages "$pages" || exit 1
+httpd_start --pages "$pages" --latency-ms 150 || exit 1
 D=$T/data
 # every page queued at depth 0; their outlinks (depth 1) are the same pages,
 # so discovery under kills must never queue one twice
