@@ -1,172 +1,249 @@
 /*
- * json.c — see json.h.  jsmn is header-only; it is compiled here, strict, and
- * only here.
+ * json.c — see json.h.  A strict RFC 8259 scanner, without recursion:
+ *  1. value_end() walks one value and returns where it ends, or NULL; the
+ *     closers of the open objects and arrays are kept on a stack of at most
+ *     JSON_MAX_DEPTH bytes, so no input can exhaust the C stack;
+ *  2. strings are checked for escapes, raw control bytes and well-formed
+ *     UTF-8 (RFC 3629: no overlongs, no encoded surrogates, nothing above
+ *     U+10FFFF); numbers and literals follow the grammar exactly;
+ *  3. rec_parse() walks the top-level object itself and asks value_end()
+ *     for each field's value, so the record is checked and split in one pass.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define JSMN_STATIC
-#define JSMN_STRICT
-#include <jsmn.h>
-
 #include "err.h"
 #include "json.h"
 
-/* jsmn takes any run of characters starting like a literal: check it. */
-static int
-primitive_ok(const char *p, size_t n)
+static const char *
+skip_ws(const char *p, const char *e)
 {
-	if ((n == 4 && memcmp(p, "true", 4) == 0) || (n == 5 && memcmp(p, "false", 5) == 0) ||
-	    (n == 4 && memcmp(p, "null", 4) == 0))
+	while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* Length of the well-formed UTF-8 sequence at p (1..4), or 0. */
+static size_t
+utf8_seq(const unsigned char *p, const unsigned char *e)
+{
+	unsigned c = p[0], lo = 0x80, hi = 0xbf;
+	size_t k;
+	if (c < 0x80)
 		return 1;
-	size_t i = 0;
-	if (i < n && p[i] == '-')
-		i++;
-	if (i >= n)
-		return 0;
-	if (p[i] == '0')
-		i++;
-	else if (p[i] >= '1' && p[i] <= '9')
-		while (i < n && p[i] >= '0' && p[i] <= '9')
-			i++;
+	if (c >= 0xc2 && c <= 0xdf)
+		k = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		k = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+	else if (c >= 0xf0 && c <= 0xf4)
+		k = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
 	else
 		return 0;
-	if (i < n && p[i] == '.') {
-		size_t d = ++i;
-		while (i < n && p[i] >= '0' && p[i] <= '9')
-			i++;
-		if (i == d)
+	if ((size_t)(e - p) < k || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < k; i++)
+		if ((p[i] & 0xc0) != 0x80)
 			return 0;
-	}
-	if (i < n && (p[i] == 'e' || p[i] == 'E')) {
-		i++;
-		if (i < n && (p[i] == '+' || p[i] == '-'))
-			i++;
-		size_t d = i;
-		while (i < n && p[i] >= '0' && p[i] <= '9')
-			i++;
-		if (i == d)
-			return 0;
-	}
-	return i == n;
+	return k;
 }
 
-static int tokenize_raw(const char *text, size_t len, jsmntok_t **out);
-
-/* Tokenize text; returns token count and sets *out, or -1. */
 static int
-tokenize(const char *text, size_t len, jsmntok_t **out)
+hexval(int c)
 {
-	int n = tokenize_raw(text, len, out);
-	for (int i = 0; i < n; i++)
-		if ((*out)[i].type == JSMN_PRIMITIVE &&
-		    !primitive_ok(text + (*out)[i].start, (*out)[i].end - (*out)[i].start)) {
-			free(*out);
-			return -1;
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* s at a string's opening quote: the end of the literal, or NULL. */
+static const char *
+string_end(const char *s, const char *end)
+{
+	const unsigned char *p = (const unsigned char *)s + 1, *e = (const unsigned char *)end;
+	for (;;) {
+		while (p < e && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+			p++;
+		if (p == e || *p < 0x20)
+			return NULL;
+		if (*p == '"')
+			return (const char *)p + 1;
+		if (*p == '\\') {
+			if (e - p < 2)
+				return NULL;
+			if (p[1] == 'u') {
+				if (e - p < 6)
+					return NULL;
+				for (int i = 2; i < 6; i++)
+					if (hexval(p[i]) < 0)
+						return NULL;
+				p += 6;
+			} else if (p[1] && strchr("\"\\/bfnrt", p[1])) {
+				p += 2;
+			} else {
+				return NULL;
+			}
+		} else {
+			size_t k = utf8_seq(p, e);
+			if (k == 0)
+				return NULL;
+			p += k;
 		}
-	return n;
-}
-
-static int
-tokenize_raw(const char *text, size_t len, jsmntok_t **out)
-{
-	jsmn_parser p;
-	jsmntok_t small[64];
-	jsmn_init(&p);
-	int n = jsmn_parse(&p, text, len, small, 64);
-	if (n >= 0) {
-		*out = xmalloc(sizeof(jsmntok_t) * (n ? n : 1));
-		memcpy(*out, small, sizeof(jsmntok_t) * n);
-		return n;
 	}
-	if (n != JSMN_ERROR_NOMEM)
-		return -1;
-	jsmn_init(&p);
-	n = jsmn_parse(&p, text, len, NULL, 0);
-	if (n < 0)
-		return -1;
-	*out = xmalloc(sizeof(jsmntok_t) * n);
-	jsmn_init(&p);
-	if (jsmn_parse(&p, text, len, *out, n) != n) {
-		free(*out);
-		return -1;
+}
+
+static const char *
+digits_end(const char *p, const char *e)
+{
+	while (p < e && *p >= '0' && *p <= '9')
+		p++;
+	return p;
+}
+
+/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)? */
+static const char *
+number_end(const char *p, const char *e)
+{
+	if (p < e && *p == '-')
+		p++;
+	if (p < e && *p == '0')
+		p++;
+	else if (p < e && *p >= '1' && *p <= '9')
+		p = digits_end(p, e);
+	else
+		return NULL;
+	if (p < e && *p == '.') {
+		const char *d = p + 1;
+		if ((p = digits_end(d, e)) == d)
+			return NULL;
 	}
-	return n;
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		const char *d = p + 1;
+		if (d < e && (*d == '+' || *d == '-'))
+			d++;
+		if ((p = digits_end(d, e)) == d)
+			return NULL;
+	}
+	return p;
 }
 
-/* Index of the token after the subtree rooted at i. */
-static int
-skip(const jsmntok_t *t, int n, int i)
+static const char *
+word_end(const char *p, const char *e, const char *w, size_t n)
 {
-	int end = t[i].end;
-	for (i++; i < n && t[i].start < end; i++)
-		;
-	return i;
+	return (size_t)(e - p) >= n && memcmp(p, w, n) == 0 ? p + n : NULL;
 }
 
-/* Nothing but whitespace outside [start,end). */
-static int
-only_space(const char *s, size_t from, size_t to)
+/* p at a member's key: past the key, the colon and the space after it. */
+static const char *
+member_key(const char *p, const char *e)
 {
-	for (size_t i = from; i < to; i++)
-		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
-			return 0;
-	return 1;
+	if (p == e || *p != '"' || !(p = string_end(p, e)))
+		return NULL;
+	p = skip_ws(p, e);
+	return p < e && *p == ':' ? skip_ws(p + 1, e) : NULL;
+}
+
+/* p at a value (space skipped): its end, or NULL if it is not one value
+ * nested at most maxdepth deep. */
+static const char *
+value_end(const char *p, const char *e, int maxdepth)
+{
+	char close[JSON_MAX_DEPTH];
+	int depth = 0;
+	for (;;) {
+		if (p == e)
+			return NULL;
+		switch (*p) {
+		case '{':
+		case '[':
+			if (depth == maxdepth)
+				return NULL;
+			close[depth++] = *p == '{' ? '}' : ']';
+			p = skip_ws(p + 1, e);
+			if (p < e && *p == close[depth - 1]) {
+				p++, depth--;
+				break;
+			}
+			if (close[depth - 1] == '}' && !(p = member_key(p, e)))
+				return NULL;
+			continue;
+		case '"': p = string_end(p, e); break;
+		case 't': p = word_end(p, e, "true", 4); break;
+		case 'f': p = word_end(p, e, "false", 5); break;
+		case 'n': p = word_end(p, e, "null", 4); break;
+		default: p = number_end(p, e);
+		}
+		/* after a value: close containers until the next element starts */
+		for (;;) {
+			if (!p || depth == 0)
+				return p;
+			p = skip_ws(p, e);
+			if (p < e && *p == close[depth - 1]) {
+				p++, depth--;
+				continue;
+			}
+			if (p == e || *p != ',')
+				return NULL;
+			p = skip_ws(p + 1, e);
+			if (close[depth - 1] == '}' && !(p = member_key(p, e)))
+				return NULL;
+			break;
+		}
+	}
 }
 
 int
 json_valid(const char *text, size_t len)
 {
-	jsmntok_t *t;
-	int n = tokenize(text, len, &t);
-	if (n <= 0) {
-		if (n == 0)
-			free(t);
-		return 0;
-	}
-	int ok = skip(t, n, 0) == n && only_space(text, 0, t[0].start - (t[0].type == JSMN_STRING)) &&
-	         only_space(text, t[0].end + (t[0].type == JSMN_STRING), len);
-	free(t);
-	return ok;
+	const char *e = text + len, *p = value_end(skip_ws(text, e), e, JSON_MAX_DEPTH);
+	return p && skip_ws(p, e) == e;
 }
+
+static void set_rawn(rec_t *r, const char *key, const char *raw, size_t n);
 
 int
 rec_parse(rec_t *r, const char *text, size_t len)
 {
-	jsmntok_t *t;
+	const char *e = text + len, *p = skip_ws(text, e);
 	memset(r, 0, sizeof *r);
-	int n = tokenize(text, len, &t);
-	if (n < 0)
+	if (p == e || *p != '{')
 		return -1;
-	if (n == 0 || t[0].type != JSMN_OBJECT || skip(t, n, 0) != n ||
-	    !only_space(text, t[0].end, len) || !only_space(text, 0, t[0].start)) {
-		free(t);
-		return -1;
-	}
+	p = skip_ws(p + 1, e);
+	if (p < e && *p == '}')
+		return skip_ws(p + 1, e) == e ? 0 : -1;
 	buf_t k = {0};
-	for (int i = 1; i < n;) {
-		if (t[i].type != JSMN_STRING || i + 1 >= n) {
-			buf_free(&k);
-			free(t);
-			rec_free(r);
-			return -1;
-		}
+	for (;;) {
+		const char *ks = p, *ke, *vs, *ve;
+		if (p == e || *p != '"' || !(ke = string_end(p, e)))
+			break;
+		p = skip_ws(ke, e);
+		if (p == e || *p != ':')
+			break;
+		vs = skip_ws(p + 1, e);
+		if (!(ve = value_end(vs, e, JSON_MAX_DEPTH - 1)))
+			break;
 		buf_reset(&k);
-		json_unescape(text + t[i].start, t[i].end - t[i].start, &k);
-		int v = i + 1;
-		int vs = t[v].start, ve = t[v].end;
-		if (t[v].type == JSMN_STRING)
-			vs--, ve++;
-		char *raw = xstrndup(text + vs, ve - vs);
+		json_unescape(ks + 1, ke - ks - 2, &k);
 		/* duplicate keys: the last one wins, as in jq */
-		rec_set_raw(r, buf_cstr(&k), raw);
-		free(raw);
-		i = skip(t, n, v);
+		set_rawn(r, buf_cstr(&k), vs, ve - vs);
+		p = skip_ws(ve, e);
+		if (p < e && *p == ',') {
+			p = skip_ws(p + 1, e);
+			continue;
+		}
+		if (p < e && *p == '}' && skip_ws(p + 1, e) == e) {
+			buf_free(&k);
+			return 0;
+		}
+		break;
 	}
 	buf_free(&k);
-	free(t);
-	return 0;
+	rec_free(r);
+	return -1;
 }
 
 void
@@ -244,12 +321,12 @@ rec_isnull(const rec_t *r, const char *key)
 	return !v || strcmp(v, "null") == 0;
 }
 
-void
-rec_set_raw(rec_t *r, const char *key, const char *raw)
+static void
+set_rawn(rec_t *r, const char *key, const char *raw, size_t n)
 {
 	int i = find(r, key);
+	char *v = xstrndup(raw, n);
 	if (i >= 0) {
-		char *v = xstrdup(raw);
 		free(r->f[i].val);
 		r->f[i].val = v;
 		return;
@@ -259,8 +336,14 @@ rec_set_raw(rec_t *r, const char *key, const char *raw)
 		r->f = xrealloc(r->f, sizeof(field_t) * r->cap);
 	}
 	r->f[r->n].key = xstrdup(key);
-	r->f[r->n].val = xstrdup(raw);
+	r->f[r->n].val = v;
 	r->n++;
+}
+
+void
+rec_set_raw(rec_t *r, const char *key, const char *raw)
+{
+	set_rawn(r, key, raw, strlen(raw));
 }
 
 void
@@ -319,18 +402,6 @@ rec_line(const rec_t *r, buf_t *out)
 		buf_adds(out, r->f[i].val);
 	}
 	buf_addc(out, '}');
-}
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 static long
@@ -410,22 +481,38 @@ json_unescape(const char *s, size_t n, buf_t *out)
 int
 json_array_each(const char *raw, int (*fn)(const char *, size_t, void *), void *arg)
 {
-	jsmntok_t *t;
 	size_t len = strlen(raw);
-	int n = tokenize(raw, len, &t);
-	if (n <= 0 || t[0].type != JSMN_ARRAY) {
-		if (n >= 0)
-			free(t);
+	const char *e = raw + len, *p = skip_ws(raw, e);
+	if (!json_valid(raw, len) || *p != '[')
 		return -1;
-	}
 	int rc = 0;
-	for (int i = 1; i < n && rc == 0;) {
-		int s = t[i].start, e = t[i].end;
-		if (t[i].type == JSMN_STRING)
-			s--, e++;
-		rc = fn(raw + s, e - s, arg);
-		i = skip(t, n, i);
+	for (p = skip_ws(p + 1, e); rc == 0 && *p != ']';) {
+		const char *v = value_end(p, e, JSON_MAX_DEPTH);
+		rc = fn(p, v - p, arg);
+		p = skip_ws(v, e);
+		if (*p == ',')
+			p = skip_ws(p + 1, e);
 	}
-	free(t);
 	return rc;
+}
+
+int
+json_fix_utf8(const char *s, size_t n, buf_t *out)
+{
+	const unsigned char *p = (const unsigned char *)s, *e = p + n, *run = p;
+	int bad = 0;
+	buf_grow(out, n);
+	while (p < e) {
+		size_t k = *p < 0x80 ? 1 : utf8_seq(p, e);
+		if (k) {
+			p += k;
+			continue;
+		}
+		buf_add(out, run, p - run);
+		buf_add(out, "\xef\xbf\xbd", 3);   /* U+FFFD */
+		bad++;
+		run = ++p;
+	}
+	buf_add(out, run, p - run);
+	return bad;
 }

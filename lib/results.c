@@ -40,6 +40,120 @@ add_tag(hookout_t *o, const rec_t *r)
 	free(name);
 }
 
+static const char *
+blank_end(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p;
+}
+
+/* p at a quote: past the closing one, or NULL. */
+static const char *
+quote_end(const char *p, const char *e)
+{
+	for (p++; p < e && *p != '"'; p++)
+		if (*p == '\\')
+			p++;
+	return p < e ? p + 1 : NULL;
+}
+
+/* The end of a value in text that may not be JSON: the first ',' or closer
+ * outside strings and brackets, or NULL if there is none. */
+static const char *
+loose_end(const char *p, const char *e)
+{
+	int depth = 0;
+	while (p < e) {
+		if (*p == '"') {
+			if (!(p = quote_end(p, e)))
+				return NULL;
+			continue;
+		}
+		if (*p == '{' || *p == '[')
+			depth++;
+		else if ((*p == '}' || *p == ']') && depth-- == 0)
+			return p;
+		else if (*p == ',' && depth == 0)
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+/*
+ * A line that looks like a record but is not JSON, split at its top level
+ * (keys must be JSON strings): a value that is valid JSON is kept, one that
+ * is not becomes a string of its text, and its key is added to bad ("a, b"),
+ * or sets *oj_bad if it is output_json.  So a hook's ArchiveResult with a
+ * malformed output_json still counts, and nothing invalid is kept.
+ */
+static int
+loose_record(rec_t *r, const char *p, size_t n, buf_t *bad, int *oj_bad)
+{
+	const char *e = p + n;
+	memset(r, 0, sizeof *r);
+	if (n < 2 || p[0] != '{' || e[-1] != '}')
+		return -1;
+	buf_t k = {0}, v = {0};
+	int rc = -1;
+	for (p = blank_end(p + 1, e); p < e && *p == '"';) {
+		const char *ks = p, *ke = quote_end(p, e), *ve, *vend;
+		if (!ke || !json_valid(ks, ke - ks))
+			break;
+		p = blank_end(ke, e);
+		if (p == e || *p != ':')
+			break;
+		p = blank_end(p + 1, e);
+		if (!(ve = loose_end(p, e)) || (*ve != ',' && ve != e - 1))
+			break;
+		for (vend = ve; vend > p && (vend[-1] == ' ' || vend[-1] == '\t' || vend[-1] == '\r'); vend--)
+			;
+		buf_reset(&k);
+		json_unescape(ks + 1, ke - ks - 2, &k);
+		buf_reset(&v);
+		buf_add(&v, p, vend - p);
+		if (json_valid(v.p, v.len)) {
+			rec_set_raw(r, buf_cstr(&k), v.p);
+		} else {
+			rec_set_strn(r, buf_cstr(&k), v.p, v.len);
+			if (strcmp(k.p, "output_json") == 0) {
+				*oj_bad = 1;
+			} else {
+				if (bad->len)
+					buf_adds(bad, ", ");
+				buf_adds(bad, k.p);
+			}
+		}
+		if (ve == e - 1) {
+			rc = 0;
+			break;
+		}
+		p = blank_end(ve + 1, e);
+	}
+	buf_free(&k), buf_free(&v);
+	if (rc < 0)
+		rec_free(r);
+	return rc;
+}
+
+/* One stdout line as a record: strict JSON, or a malformed ArchiveResult
+ * (loose_record); 0, or -1 if it is neither. */
+static int
+line_record(const char *line, size_t n, rec_t *r, buf_t *bad, int *oj_bad)
+{
+	if (rec_parse(r, line, n) == 0)
+		return 0;
+	if (loose_record(r, line, n, bad, oj_bad) < 0)
+		return -1;
+	if (rec_streq(r, "type", "ArchiveResult"))
+		return 0;
+	rec_free(r);
+	buf_reset(bad);
+	*oj_bad = 0;
+	return -1;
+}
+
 static void
 take_record(hookout_t *o, const char *line, size_t n, const char *url)
 {
@@ -49,14 +163,26 @@ take_record(hookout_t *o, const char *line, size_t n, const char *url)
 		n--;
 	if (n == 0)
 		return;
-	rec_t r;
-	if (line[0] != '{' || rec_parse(&r, line, n) < 0) {
+	if (line[0] != '{') {
 		o->garbage++;
+		return;
+	}
+	/* bytes that are not UTF-8 (Latin-1 in a title) cost a character, not the record */
+	buf_t text = {0}, bad = {0};
+	int oj_bad = 0;
+	json_fix_utf8(line, n, &text);
+	rec_t r;
+	int rc = line_record(text.p, text.len, &r, &bad, &oj_bad);
+	buf_free(&text);
+	if (rc < 0) {
+		o->garbage++;
+		buf_free(&bad);
 		return;
 	}
 	char *type = rec_str(&r, "type");
 	if (!type) {
 		rec_free(&r);
+		buf_free(&bad);
 		return;
 	}
 	if (strcmp(type, "ArchiveResult") == 0) {
@@ -64,9 +190,13 @@ take_record(hookout_t *o, const char *line, size_t n, const char *url)
 			rec_free(&o->ar);
 		o->ar = r;
 		o->have_ar = 1;
+		buf_free(&o->ar_invalid);
+		o->ar_invalid = bad;
+		o->ar_oj_invalid = oj_bad;
 		free(type);
 		return;
 	}
+	buf_free(&bad);
 	if (strcmp(type, "Tag") == 0) {
 		add_tag(o, &r);
 	} else if (strcmp(type, "Snapshot") == 0) {
@@ -143,6 +273,7 @@ hookout_free(hookout_t *o)
 	for (size_t i = 0; i < o->nbins; i++)
 		rec_free(&o->bins[i]);
 	free(o->bins);
+	buf_free(&o->ar_invalid);
 	memset(o, 0, sizeof *o);
 }
 
@@ -196,6 +327,18 @@ note(buf_t *b, const char *s)
 	if (b->len)
 		buf_adds(b, "; ");
 	buf_adds(b, s);
+}
+
+/* Why a hook's output_json is stored as a string (output_json_set), or NULL. */
+static const char *
+output_json_note(const hookout_t *o)
+{
+	const char *oj = rec_raw(&o->ar, "output_json");
+	if (o->ar_oj_invalid)
+		return "output_json was not valid JSON; stored as a string";
+	if (oj && strcmp(oj, "null") != 0 && oj[0] != '{')
+		return "output_json was not a JSON object; stored as a string";
+	return NULL;
 }
 
 void
@@ -254,6 +397,14 @@ result_verdict(const proc_t *p, int spawn_err, const char *path, const hookout_t
 		note(&v->notes, err);
 	else if (strcmp(v->status, "failed") == 0)
 		note(&v->notes, tail);
+	if (o && o->have_ar && o->ar_invalid.len) {
+		buf_t b = {0};
+		buf_addf(&b, "the ArchiveResult's %s: not valid JSON, read as text", o->ar_invalid.p);
+		note(&v->notes, buf_cstr(&b));
+		buf_free(&b);
+	}
+	if (o && o->have_ar)
+		note(&v->notes, output_json_note(o));
 	if (o && o->overlong) {
 		buf_t b = {0};
 		buf_addf(&b, "stdout line %ld longer than %d bytes: cut and ignored", o->first_overlong,
@@ -288,23 +439,23 @@ argv_json(buf_t *b, char *const *argv)
 	buf_addc(b, ']');
 }
 
-/* Raw JSON from a hook goes into a journal line only if it is valid UTF-8
- * without control bytes (jq must read every line). */
-static int
-raw_clean(const char *raw)
+/*
+ * A hook's output_json: a JSON object is kept as it is, null or none is null,
+ * and anything else is stored as a string — a string as it is, other values
+ * as their text (output_json_note says so in the notes).  rec_parse has
+ * checked the text; json_valid checks it again, since an invalid raw value
+ * would make the whole journal unreadable to jq.
+ */
+static void
+output_json_set(rec_t *r, const hookout_t *o)
 {
-	const unsigned char *p = (const unsigned char *)raw;
-	while (*p) {
-		unsigned c = *p;
-		int n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
-		if (c < 0x20 || c == 0x7f || n < 0 || (n == 1 && c < 0xc2))
-			return 0;
-		for (int i = 1; i <= n; i++)
-			if ((p[i] & 0xc0) != 0x80)
-				return 0;
-		p += n + 1;
-	}
-	return 1;
+	const char *oj = o && o->have_ar ? rec_raw(&o->ar, "output_json") : NULL;
+	if (!oj || strcmp(oj, "null") == 0)
+		rec_set_null(r, "output_json");
+	else if ((oj[0] == '{' || oj[0] == '"') && json_valid(oj, strlen(oj)))
+		rec_set_raw(r, "output_json", oj);
+	else
+		rec_set_str(r, "output_json", oj);
 }
 
 void
@@ -321,9 +472,10 @@ result_archive(rec_t *r, const result_t *x)
 	char *os = x->out && x->out->have_ar ? rec_str(&x->out->ar, "output_str") : NULL;
 	rec_set_str(r, "output_str", os ? os : "");
 	free(os);
-	const char *oj = x->out && x->out->have_ar ? rec_raw(&x->out->ar, "output_json") : NULL;
-	rec_set_raw(r, "output_json", oj && oj[0] == '{' && raw_clean(oj) ? oj : "null");
-	rec_set_raw(r, "output_files", x->files ? x->files->files.p : "{}");
+	output_json_set(r, x->out);
+	/* built by abx with every name escaped; checked all the same */
+	const char *of = x->files && x->files->files.p ? x->files->files.p : "{}";
+	rec_set_raw(r, "output_files", json_valid(of, strlen(of)) ? of : "{}");
 	rec_set_int(r, "output_size", x->files ? x->files->size : 0);
 	rec_set_str(r, "output_mimetypes", x->files ? x->files->mimetypes.p : "");
 	set_time(r, "start_ts", x->proc ? x->proc->started : x->now);

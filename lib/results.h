@@ -11,7 +11,16 @@
  *   Binary         "name" + absolute "abspath": a resolved binary.
  * Other records, lines that are not JSON objects, and blank lines are
  * ignored; a line longer than RESULT_LINE_MAX is cut off, ignored and
- * reported in the result's notes.
+ * reported in the result's notes.  Bytes that are not UTF-8 become U+FFFD
+ * before a line is parsed.  A line is parsed strictly (json.h), except that
+ * an ArchiveResult with a malformed value (say, a trailing comma in its
+ * output_json) still counts: each such value is read as a string of its
+ * text, and the notes say which.
+ *
+ * output_json: a JSON object is stored as it is, absent or null as null;
+ * anything else (malformed, or a string, array or number) is stored as a
+ * JSON string of its text, with a note, so that every journal line stays
+ * JSON that jq reads.
  *
  * The status (result_verdict): exit 0 succeeded, 10 skipped, anything else
  * failed — unless the hook printed an ArchiveResult whose status is one of
@@ -42,6 +51,8 @@ typedef struct {
 	size_t nbins;
 	long overlong, first_overlong;   /* count, first line number */
 	long garbage;
+	buf_t ar_invalid;        /* the ArchiveResult's malformed fields: "a, b" */
+	int ar_oj_invalid;       /* its output_json was malformed */
 } hookout_t;
 
 void hookout_read(int fd, const char *snapshot_url, hookout_t *o);
