@@ -11,6 +11,11 @@
  * With --schedule CRON nothing is queued: the crawl is stored sealed, as
  * the template of a CrawlSchedule (schedule.h), and the schedule record is
  * printed; each due period enqueues one copy of it.
+ *
+ * Values are checked before anything is stored (conf_check(), config.h):
+ * a bad --config value, --plugins list or CRON (one that can never fire
+ * too) exits 65 before the data directory is touched; a bad value in
+ * abx.conf or the environment exits 78, since the crawl would run with it.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,12 +23,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "config.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "record.h"
 #include "schedule.h"
 #include "store.h"
 #include "url.h"
+
+extern char **environ;
 
 static const char usage[] =
     "abx-add [-d DIR] [--depth N] [--tag T,...] [--plugins P,...] [--config KEY=VALUE]...\n"
@@ -121,6 +129,7 @@ main(int argc, char **argv)
 	const char *dir = NULL, *tags = "", *plugins = NULL, *sched = NULL;
 	int depth = 0, c;
 	rec_t config = {0};
+	conf_t given = {0};   /* the operands, checked as a crawl's config */
 	err_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -153,6 +162,7 @@ main(int argc, char **argv)
 			}
 			char *k = xstrndup(optarg, eq - optarg);
 			rec_set_str(&config, k, eq + 1);
+			conf_set(&given, k, eq + 1, CONF_CRAWL);
 			free(k);
 			break;
 		}
@@ -165,9 +175,17 @@ main(int argc, char **argv)
 		char **v = cli_names(plugins, &bad);
 		if (!v)
 			die(EX_DATAERR_, "--plugins: not a plugin name: %s", bad);
+		if (!v[0])
+			die(EX_DATAERR_, "--plugins wants one or more plugin names, separated by commas");
 		cli_names_free(v);
 		rec_set_str(&config, "PLUGINS", plugins);
+		conf_set(&given, "PLUGINS", plugins, CONF_CRAWL);
 	}
+	buf_t why = {0};
+	int rc = conf_check(&given, &why);
+	if (rc)
+		die(rc, "%s", why.p);
+	conf_free(&given);
 
 	entries_t e = {0};
 	if (optind < argc) {
@@ -187,6 +205,14 @@ main(int argc, char **argv)
 
 	store_t s;
 	store_open(&s, dir, 1);
+	conf_t conf = {0};
+	conf_builtins(&conf);
+	if (conf_load_file(&conf, s.dfd, "abx.conf") < 0)
+		diesys(EX_CONFIG_, "unable to read %s/abx.conf", s.dir);
+	conf_load_environ(&conf, environ);
+	if ((rc = conf_check(&conf, &why)) != 0)
+		die(rc, "%s: %s", s.dir, why.p);
+	conf_free(&conf);
 	int64_t now = clock_now();
 	buf_t urls = {0}, cfg = {0};
 	for (size_t i = 0; i < e.n; i++) {
@@ -249,6 +275,7 @@ main(int argc, char **argv)
 	buf_free(&out);
 	store_close(&s);
 out:
+	buf_free(&why);
 	buf_free(&urls);
 	buf_free(&cfg);
 	free(cid);
