@@ -175,9 +175,10 @@ main(int argc, char **argv)
 		char **v = cli_names(plugins, &bad);
 		if (!v)
 			die(EX_DATAERR_, "--plugins: not a plugin name: %s", bad);
-		if (!v[0])
-			die(EX_DATAERR_, "--plugins wants one or more plugin names, separated by commas");
+		int none = !v[0];
 		cli_names_free(v);
+		if (none)
+			die(EX_DATAERR_, "--plugins wants one or more plugin names, separated by commas");
 		rec_set_str(&config, "PLUGINS", plugins);
 		conf_set(&given, "PLUGINS", plugins, CONF_CRAWL);
 	}
