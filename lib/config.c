@@ -165,6 +165,8 @@ conf_load_file(conf_t *c, int dfd, const char *rel)
 		size_t kl = strlen(k);
 		while (kl && (k[kl - 1] == ' ' || k[kl - 1] == '\t'))
 			k[--kl] = 0;
+		while (*v == ' ' || *v == '\t')
+			v++;   /* "KEY = value": blanks around '=' are not the value's */
 		size_t vl = strlen(v);
 		while (vl && (v[vl - 1] == '\r' || v[vl - 1] == ' ' || v[vl - 1] == '\t'))
 			v[--vl] = 0;

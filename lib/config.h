@@ -125,7 +125,8 @@ void conf_copy(conf_t *dst, const conf_t *src);
 void conf_free(conf_t *c);
 
 void conf_builtins(conf_t *c);
-/* KEY=value lines, '#' comments, optional "export ", quotes stripped.
+/* KEY=value lines, '#' comments, optional "export ", blanks around '=' and
+ * at the end of the line dropped, then quotes stripped.
  * 0, or -1 if the file cannot be read (ENOENT is not an error). */
 int conf_load_file(conf_t *c, int dfd, const char *rel);
 void conf_load_environ(conf_t *c, char **envp);
