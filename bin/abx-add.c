@@ -31,8 +31,6 @@
 #include "store.h"
 #include "url.h"
 
-extern char **environ;
-
 static const char usage[] =
     "abx-add [-d DIR] [--depth N] [--tag T,...] [--plugins P,...] [--config KEY=VALUE]...\n"
     "               [--schedule CRON] [URL...]";
@@ -206,14 +204,8 @@ main(int argc, char **argv)
 
 	store_t s;
 	store_open(&s, dir, 1);
-	conf_t conf = {0};
-	conf_builtins(&conf);
-	if (conf_load_file(&conf, s.dfd, "abx.conf") < 0)
-		diesys(EX_CONFIG_, "unable to read %s/abx.conf", s.dir);
-	conf_load_environ(&conf, environ);
-	if ((rc = conf_check(&conf, &why)) != 0)
+	if ((rc = conf_check_global(s.dfd, &why)) != 0)
 		die(rc, "%s: %s", s.dir, why.p);
-	conf_free(&conf);
 	int64_t now = clock_now();
 	buf_t urls = {0}, cfg = {0};
 	for (size_t i = 0; i < e.n; i++) {

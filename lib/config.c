@@ -472,6 +472,37 @@ conf_check(const conf_t *c, buf_t *why)
 	return rc;
 }
 
+int
+conf_check_global(int dfd, buf_t *why)
+{
+	extern char **environ;
+	conf_t c = {0};
+	int rc;
+	conf_builtins(&c);
+	if (conf_load_file(&c, dfd, "abx.conf") < 0) {
+		if (why->len)
+			buf_adds(why, "; ");
+		buf_addf(why, "unable to read abx.conf: %s", strerror(errno));
+		rc = EX_CONFIG_;
+	} else {
+		conf_load_environ(&c, environ);
+		rc = conf_check(&c, why);
+	}
+	buf_cstr(why);
+	conf_free(&c);
+	return rc;
+}
+
+int
+conf_check_json(const char *raw, int layer, buf_t *why)
+{
+	conf_t c = {0};
+	conf_load_json(&c, raw, layer);
+	int rc = conf_check(&c, why);
+	conf_free(&c);
+	return rc;
+}
+
 /* Coerce text to a schema type; malloc'd result or NULL if it does not fit. */
 static char *
 coerce(const char *v, const char *type)

@@ -81,6 +81,11 @@
  *             die(rc, "%s", buf_cstr(&why));
  *
  * and a tick that finds a stored crawl's config bad reports it and goes on.
+ * Two shorthands: conf_check_global() loads and checks what every tool of
+ * a data directory runs with (built-in defaults, DIR/abx.conf, the
+ * environment: 0 or 78, also if abx.conf cannot be read), and
+ * conf_check_json() a crawl's or snapshot's stored "config" object alone
+ * (0 or 65; not an object: 0, as conf_load_json() ignores it).
  */
 #ifndef ABX_CONFIG_H
 #define ABX_CONFIG_H
@@ -150,6 +155,8 @@ int conf_parse_duration(const char *v, long long *out);
 int conf_parse_plugins(const char *v, char ***names);
 /* 0, EX_CONFIG_ or EX_DATAERR_, with the reasons appended to why. */
 int conf_check(const conf_t *c, buf_t *why);
+int conf_check_global(int dfd, buf_t *why);
+int conf_check_json(const char *raw, int layer, buf_t *why);
 
 /* Parse the "properties" object of a config.json into sc (appending). */
 int schema_parse(schema_t *sc, const char *properties_raw);

@@ -99,7 +99,7 @@ int
 main(void)
 {
 	size_t nc = sizeof cases / sizeof cases[0], np = sizeof plugins / sizeof plugins[0];
-	plan((int)(nc + np + 13));
+	plan((int)(nc + np + 17));
 	for (size_t i = 0; i < nc; i++) {
 		long long v = -42;
 		int rc = cases[i].parse(cases[i].in, &v);
@@ -162,6 +162,17 @@ main(void)
 	ok(rc == EX_CONFIG_, "a bad value in abx.conf: 78 (got %d)", rc);
 	is_str(why.p, "abx.conf line 5: DELETE_AFTER=1000000y: want a duration of 1h to 100000y such as 30d, "
 	    "12w or 1y, or 0 for never", "naming its line, the last one for the key");
+	buf_reset(&why);
+	ok(conf_check_global(dfd, &why) == EX_CONFIG_ && strstr(why.p, "abx.conf line 5: DELETE_AFTER="),
+	    "conf_check_global: abx.conf as every tool loads it");
+	buf_reset(&why);
+	ok(conf_check_json("{\"TIMEOUT\":30,\"PLUGINS\":\"wget\",\"X\":null}", CONF_CRAWL, &why) == 0,
+	    "conf_check_json: a good stored config");
+	ok(conf_check_json("{\"TIMEOUT\":\"abc\"}", CONF_CRAWL, &why) == EX_DATAERR_ &&
+	        strstr(why.p, "the crawl's --config: TIMEOUT=abc"),
+	    "a bad one: 65, named");
+	buf_reset(&why);
+	ok(conf_check_json("[1]", CONF_SNAPSHOT, &why) == 0 && why.len == 0, "not an object: nothing to check");
 	conf_t cp = {0};
 	conf_copy(&cp, &c);
 	buf_reset(&why);
