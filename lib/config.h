@@ -30,11 +30,12 @@
  * sorted by key.  An entry from abx.conf remembers its line, for messages.
  *
  * Values abx itself reads are checked by conf_check(), with the strict
- * parsers below; the code that uses a value parses it with the same one,
- * so that what is checked is what runs.  A parser returns 0 and sets *out,
- * or -1 if the text is malformed or the value out of range, including too
- * large to represent: never a wrapped-around value.  Numbers are digits
- * (no sign, exponent, hex, inf or white space around them).
+ * parsers below; the code that uses a value should parse it with the same
+ * one (conf_seconds(), retention and plugin selection do), so that what is
+ * checked is what runs.  A parser returns 0 and sets *out, or -1 if the
+ * text is malformed or the value out of range, including too large to
+ * represent: never a wrapped-around value.  A number is plain digits, with
+ * a fraction where said: no sign, exponent, hexadecimal, inf or nan.
  *
  *   conf_parse_seconds   "60", "1.5" (cut to 1): 0 to CONF_SECONDS_MAX
  *                        (TIMEOUT, <PLUGIN>_TIMEOUT, CRAWL_TIMEOUT)
