@@ -11,6 +11,11 @@
  * With --schedule CRON nothing is queued: the crawl is stored sealed, as
  * the template of a CrawlSchedule (schedule.h), and the schedule record is
  * printed; each due period enqueues one copy of it.
+ *
+ * Values are checked before anything is stored (conf_check(), config.h):
+ * a bad --config value, --plugins list or CRON (one that can never fire
+ * too) exits 65 before the data directory is touched; a bad value in
+ * abx.conf or the environment exits 78, since the crawl would run with it.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,6 +23,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "config.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "record.h"
@@ -121,6 +127,7 @@ main(int argc, char **argv)
 	const char *dir = NULL, *tags = "", *plugins = NULL, *sched = NULL;
 	int depth = 0, c;
 	rec_t config = {0};
+	conf_t given = {0};   /* the operands, checked as a crawl's config */
 	err_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -153,6 +160,7 @@ main(int argc, char **argv)
 			}
 			char *k = xstrndup(optarg, eq - optarg);
 			rec_set_str(&config, k, eq + 1);
+			conf_set(&given, k, eq + 1, CONF_CRAWL);
 			free(k);
 			break;
 		}
@@ -165,9 +173,18 @@ main(int argc, char **argv)
 		char **v = cli_names(plugins, &bad);
 		if (!v)
 			die(EX_DATAERR_, "--plugins: not a plugin name: %s", bad);
+		int none = !v[0];
 		cli_names_free(v);
+		if (none)
+			die(EX_DATAERR_, "--plugins wants one or more plugin names, separated by commas");
 		rec_set_str(&config, "PLUGINS", plugins);
+		conf_set(&given, "PLUGINS", plugins, CONF_CRAWL);
 	}
+	buf_t why = {0};
+	int rc = conf_check(&given, &why);
+	if (rc)
+		die(rc, "%s", why.p);
+	conf_free(&given);
 
 	entries_t e = {0};
 	if (optind < argc) {
@@ -187,6 +204,8 @@ main(int argc, char **argv)
 
 	store_t s;
 	store_open(&s, dir, 1);
+	if ((rc = conf_check_global(s.dfd, &why)) != 0)
+		die(rc, "%s: %s", s.dir, why.p);
 	int64_t now = clock_now();
 	buf_t urls = {0}, cfg = {0};
 	for (size_t i = 0; i < e.n; i++) {
@@ -249,6 +268,7 @@ main(int argc, char **argv)
 	buf_free(&out);
 	store_close(&s);
 out:
+	buf_free(&why);
 	buf_free(&urls);
 	buf_free(&cfg);
 	free(cid);

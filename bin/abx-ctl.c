@@ -75,6 +75,10 @@ main(int argc, char **argv)
 			die(EX_DATAERR_, "not an id: %s", id);
 		if (plugins && !(names = cli_names(plugins, &bad)))
 			die(EX_DATAERR_, "--plugins: not a plugin name: %s", bad);
+		if (names && !names[0]) {
+			cli_names_free(names);
+			die(EX_DATAERR_, "--plugins wants one or more plugin names, separated by commas");
+		}
 		store_open(&s, dir, 0);
 		int r = ctl_retry(&s, id, names);
 		cli_names_free(names);
@@ -110,6 +114,11 @@ main(int argc, char **argv)
 			break;
 		case CTL_NOTFOUND:
 			warnx_("no record with id %s", argv[i]);
+			rc = EX_DATAERR_;
+			break;
+		case CTL_NEVER:
+			warnx_("%s: cannot resume it: its cron expression is bad or can never fire; "
+			       "cancel it and add a new schedule", argv[i]);
 			rc = EX_DATAERR_;
 			break;
 		case CTL_BADSTATE:

@@ -1,12 +1,15 @@
 /* config.c — see config.h. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "cli.h"
 #include "config.h"
 #include "err.h"
+#include "exitcodes.h"
 #include "fs.h"
 #include "json.h"
 
@@ -55,6 +58,7 @@ conf_set(conf_t *c, const char *key, const char *val, int layer)
 		free(c->v[i].val);
 		c->v[i].val = v;
 		c->v[i].layer = layer;
+		c->v[i].line = 0;
 		return;
 	}
 	size_t at = -i - 1;
@@ -63,7 +67,7 @@ conf_set(conf_t *c, const char *key, const char *val, int layer)
 		c->v = xrealloc(c->v, c->cap * sizeof *c->v);
 	}
 	memmove(c->v + at + 1, c->v + at, (c->n - at) * sizeof *c->v);
-	c->v[at] = (conf_ent_t){xstrdup(key), xstrdup(val), layer};
+	c->v[at] = (conf_ent_t){xstrdup(key), xstrdup(val), layer, 0};
 	c->n++;
 }
 
@@ -99,7 +103,8 @@ conf_copy(conf_t *dst, const conf_t *src)
 	dst->n = dst->cap = src->n;
 	dst->v = xmalloc((src->n ? src->n : 1) * sizeof *dst->v);
 	for (size_t i = 0; i < src->n; i++)
-		dst->v[i] = (conf_ent_t){xstrdup(src->v[i].key), xstrdup(src->v[i].val), src->v[i].layer};
+		dst->v[i] = (conf_ent_t){xstrdup(src->v[i].key), xstrdup(src->v[i].val), src->v[i].layer,
+		    src->v[i].line};
 }
 
 void
@@ -137,8 +142,15 @@ conf_load_file(conf_t *c, int dfd, const char *rel)
 		buf_free(&b);
 		return errno == ENOENT ? 0 : -1;
 	}
-	char *p = buf_cstr(&b), *save = NULL;
-	for (char *line = strtok_r(p, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	char *p = buf_cstr(&b);
+	for (int lineno = 1; *p; lineno++) {
+		char *line = p, *nl = strchr(p, '\n');
+		if (nl) {
+			*nl = 0;
+			p = nl + 1;
+		} else {
+			p += strlen(p);
+		}
 		while (*line == ' ' || *line == '\t')
 			line++;
 		if (*line == '#' || !*line)
@@ -153,6 +165,8 @@ conf_load_file(conf_t *c, int dfd, const char *rel)
 		size_t kl = strlen(k);
 		while (kl && (k[kl - 1] == ' ' || k[kl - 1] == '\t'))
 			k[--kl] = 0;
+		while (*v == ' ' || *v == '\t')
+			v++;   /* "KEY = value": blanks around '=' are not the value's */
 		size_t vl = strlen(v);
 		while (vl && (v[vl - 1] == '\r' || v[vl - 1] == ' ' || v[vl - 1] == '\t'))
 			v[--vl] = 0;
@@ -161,6 +175,9 @@ conf_load_file(conf_t *c, int dfd, const char *rel)
 			v++;
 		}
 		conf_set(c, k, v, CONF_FILE);
+		long i = conf_search(c, k);
+		if (i >= 0 && c->v[i].layer == CONF_FILE)
+			c->v[i].line = lineno;
 	}
 	buf_free(&b);
 	return 0;
@@ -240,13 +257,250 @@ conf_bool(const char *v, int dflt)
 long
 conf_seconds(const char *v, long dflt)
 {
-	if (!v || !*v)
-		return dflt;
+	long long secs;
+	return conf_parse_seconds(v, &secs) == 0 && secs >= 1 ? (long)secs : dflt;
+}
+
+/* Digits, optionally with a fraction: its value and where it ends. */
+static int
+decimal(const char *v, double *out, const char **end)
+{
+	const char *p = v;
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == '.') {
+		if (!isdigit((unsigned char)p[1]))
+			return -1;
+		for (p++; isdigit((unsigned char)*p);)
+			p++;
+	}
+	*out = strtod(v, NULL);   /* inf if huge: the range checks refuse it */
+	*end = p;
+	return 0;
+}
+
+int
+conf_parse_seconds(const char *v, long long *out)
+{
+	double d;
+	const char *end;
+	if (!v || decimal(v, &d, &end) < 0 || *end || d > CONF_SECONDS_MAX)
+		return -1;
+	*out = (long long)d;
+	return 0;
+}
+
+int
+conf_parse_count(const char *v, long long *out)
+{
+	if (!v || !isdigit((unsigned char)*v))
+		return -1;
 	char *end;
-	double d = strtod(v, &end);
-	if (*end || d < 1 || d > 30L * 24 * 3600)
-		return dflt;
-	return (long)d;
+	errno = 0;
+	long long n = strtoll(v, &end, 10);
+	if (*end || errno)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+int
+conf_parse_size(const char *v, long long *out)
+{
+	double d;
+	const char *p;
+	if (!v || decimal(v, &d, &p) < 0)
+		return -1;
+	while (*p == ' ')
+		p++;
+	static const char units[] = "kmgt";
+	double mult = 1;
+	const char *u = *p ? strchr(units, tolower((unsigned char)*p)) : NULL;
+	if (u) {
+		for (const char *q = units; q <= u; q++)
+			mult *= 1024;
+		p++;
+		if (*p == 'i' || *p == 'I')
+			p++;
+	}
+	if (*p == 'b' || *p == 'B')
+		p++;
+	if (*p || d * mult >= 0x1p63)
+		return -1;
+	*out = (long long)(d * mult);
+	return 0;
+}
+
+int
+conf_parse_duration(const char *v, long long *out)
+{
+	static const struct {
+		const char *u;
+		long long secs;
+	} units[] = {
+		{"h", 3600}, {"hr", 3600}, {"hrs", 3600}, {"hour", 3600}, {"hours", 3600},
+		{"d", 86400}, {"day", 86400}, {"days", 86400}, {"w", 604800}, {"week", 604800},
+		{"weeks", 604800}, {"mo", 2592000}, {"month", 2592000}, {"months", 2592000},
+		{"y", 31536000}, {"yr", 31536000}, {"yrs", 31536000}, {"year", 31536000},
+		{"years", 31536000}, {NULL, 0},
+	};
+	*out = 0;
+	if (!v)
+		return 0;
+	while (isspace((unsigned char)*v))
+		v++;
+	if (!*v || !strcmp(v, "0") || !strcasecmp(v, "none") || !strcasecmp(v, "false") ||
+	    !strcasecmp(v, "no") || !strcasecmp(v, "off"))
+		return 0;
+	if (!isdigit((unsigned char)*v))
+		return -1;
+	char *end;
+	errno = 0;
+	long long n = strtoll(v, &end, 10);
+	if (errno)
+		return -1;
+	while (isspace((unsigned char)*end))
+		end++;
+	for (int i = 0; units[i].u; i++)
+		if (!strcasecmp(end, units[i].u)) {
+			/* compared before multiplying: never wraps */
+			if (n > CONF_DURATION_MAX / units[i].secs)
+				return -1;
+			long long secs = n * units[i].secs;
+			if (secs && secs < 3600)
+				return -1;
+			*out = secs;
+			return 0;
+		}
+	return -1;
+}
+
+int
+conf_parse_plugins(const char *v, char ***names)
+{
+	*names = NULL;
+	if (!v || !*v)
+		return 0;
+	const char *bad = NULL;
+	char **list = cli_names(v, &bad);
+	if (!list || !list[0]) {
+		cli_names_free(list);
+		return -1;
+	}
+	*names = list;
+	return 0;
+}
+
+/* ------------------------------------------------------------ checks */
+
+static int
+check_plugins(const char *v, long long *out)
+{
+	char **names;
+	if (conf_parse_plugins(v, &names) < 0)
+		return -1;
+	cli_names_free(names);
+	*out = 0;
+	return 0;
+}
+
+/* The last entry is every other key ending in _TIMEOUT: a plugin's. */
+static const struct {
+	const char *key;
+	int (*parse)(const char *, long long *);
+	long long min;
+	const char *want;
+} checks[] = {
+	{"DELETE_AFTER", conf_parse_duration, 0,
+	    "a duration of 1h to 100000y such as 30d, 12w or 1y, or 0 for never"},
+	{"TIMEOUT", conf_parse_seconds, 1, "whole seconds from 1 to 2592000 (30 days)"},
+	{"CRAWL_TIMEOUT", conf_parse_seconds, 0,
+	    "whole seconds up to 2592000 (30 days), or 0 for no limit"},
+	{"CRAWL_MAX_SIZE", conf_parse_size, 0,
+	    "a size such as 500M, 2G or 1.5T (powers of 1024), or 0 for no limit"},
+	{"SNAPSHOT_MAX_SIZE", conf_parse_size, 0,
+	    "a size such as 50M, 1G or 500k (powers of 1024), or 0 for no limit"},
+	{"CRAWL_MAX_URLS", conf_parse_count, 0, "a whole number, or 0 for no limit"},
+	{"CRAWL_MAX_CONCURRENT_SNAPSHOTS", conf_parse_count, 1, "a whole number, 1 or more"},
+	{"PLUGINS", check_plugins, 0, "plugin names separated by commas, such as wget,title"},
+	{"<PLUGIN>_TIMEOUT", conf_parse_seconds, 1, "whole seconds from 1 to 2592000 (30 days)"},
+};
+
+static int
+check_index(const conf_ent_t *e)
+{
+	size_t n = sizeof checks / sizeof checks[0], kl = strlen(e->key);
+	for (size_t i = 0; i + 1 < n; i++)
+		if (strcmp(e->key, checks[i].key) == 0)
+			return (int)i;
+	/* not in the environment, which is everyone's */
+	if (e->layer != CONF_ENV && kl > 8 && strcmp(e->key + kl - 8, "_TIMEOUT") == 0)
+		return (int)n - 1;
+	return -1;
+}
+
+int
+conf_check(const conf_t *c, buf_t *why)
+{
+	int rc = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const conf_ent_t *e = &c->v[i];
+		if (e->layer < CONF_FILE || e->layer > CONF_SNAPSHOT)
+			continue;
+		int k = check_index(e);
+		long long x;
+		if (k < 0 || (checks[k].parse(e->val, &x) == 0 && x >= checks[k].min))
+			continue;
+		if (why->len)
+			buf_adds(why, "; ");
+		if (e->layer == CONF_FILE && e->line)
+			buf_addf(why, "abx.conf line %d", e->line);
+		else if (e->layer == CONF_FILE)
+			buf_adds(why, "abx.conf");
+		else
+			buf_adds(why, e->layer == CONF_ENV ? "the environment" :
+			    e->layer == CONF_CRAWL ? "the crawl's --config" : "the snapshot's config");
+		buf_addf(why, ": %s=%.200s: want %s", e->key, e->val, checks[k].want);
+		if (e->layer <= CONF_ENV)
+			rc = EX_CONFIG_;
+		else if (!rc)
+			rc = EX_DATAERR_;
+	}
+	buf_cstr(why);
+	return rc;
+}
+
+int
+conf_check_global(int dfd, buf_t *why)
+{
+	extern char **environ;
+	conf_t c = {0};
+	int rc;
+	conf_builtins(&c);
+	if (conf_load_file(&c, dfd, "abx.conf") < 0) {
+		if (why->len)
+			buf_adds(why, "; ");
+		buf_addf(why, "unable to read abx.conf: %s", strerror(errno));
+		rc = EX_CONFIG_;
+	} else {
+		conf_load_environ(&c, environ);
+		rc = conf_check(&c, why);
+	}
+	buf_cstr(why);
+	conf_free(&c);
+	return rc;
+}
+
+int
+conf_check_json(const char *raw, int layer, buf_t *why)
+{
+	conf_t c = {0};
+	conf_load_json(&c, raw, layer);
+	int rc = conf_check(&c, why);
+	conf_free(&c);
+	return rc;
 }
 
 /* Coerce text to a schema type; malloc'd result or NULL if it does not fit. */

@@ -72,18 +72,21 @@ schedule_apply(store_t *s, rec_t *r, const char *op)
 		const char *cur = rec_raw(r, "is_enabled");
 		if (cur && strcmp(cur, en ? "true" : "false") == 0)
 			return CTL_NOOP;
-		rec_set_raw(r, "is_enabled", en ? "true" : "false");
-		rec_set_str(r, "status", en ? "queued" : "paused");
 		/* paused: the marker; resumed: the next run from now, so a
 		 * resume never fires the periods missed while paused */
-		char *expr = rec_str(r, "schedule");
-		cron_t cr;
-		const char *why;
-		if (!en)
-			rec_set_time(r, "retry_at", INT64_MAX);
-		else if (expr && cron_parse(expr, &cr, &why) == 0)
-			rec_set_time(r, "retry_at", cron_next(&cr, clock_now()));
-		free(expr);
+		int64_t next = INT64_MAX, now = clock_now();
+		if (en) {
+			char *expr = rec_str(r, "schedule");
+			cron_t cr;
+			const char *why;
+			next = expr && cron_parse(expr, &cr, &why) == 0 ? cron_next(&cr, now) : -1;
+			free(expr);
+			if (next <= now)
+				return CTL_NEVER;   /* it would never fire: left paused */
+		}
+		rec_set_raw(r, "is_enabled", en ? "true" : "false");
+		rec_set_str(r, "status", en ? "queued" : "paused");
+		rec_set_time(r, "retry_at", next);
 	}
 	store_put(s, r);
 	return CTL_OK;

@@ -14,15 +14,17 @@
  *           is requeued if it was sealed.
  *
  * Schedules (CrawlSchedule) pause, resume and cancel through is_enabled and
- * status.  Each function returns 0, CTL_NOOP (already in that state),
- * CTL_NOTFOUND or CTL_BADSTATE.
+ * status; a schedule whose expression is bad or can never fire (stored
+ * before abx-add refused those, and disabled by the tick) is not resumed.
+ * Each function returns 0, CTL_NOOP (already in that state), CTL_NOTFOUND,
+ * CTL_BADSTATE or, for resume, CTL_NEVER (the schedule would never fire).
  */
 #ifndef ABX_CTL_H
 #define ABX_CTL_H
 
 #include "store.h"
 
-enum { CTL_OK = 0, CTL_NOOP, CTL_NOTFOUND, CTL_BADSTATE };
+enum { CTL_OK = 0, CTL_NOOP, CTL_NOTFOUND, CTL_BADSTATE, CTL_NEVER };
 
 int ctl_pause(store_t *s, const char *id);
 int ctl_resume(store_t *s, const char *id);

@@ -384,17 +384,12 @@ plugins_select(plugins_t *ps, const conf_t *c, char **names, const char **missin
 {
 	char *wanted = xcalloc(ps->n + 1, 1);
 	char **list = names;
-	if (!list) {
-		const char *pl = conf_get(c, "PLUGINS");
-		if (pl && *pl) {
-			const char *bad = NULL;
-			list = cli_names(pl, &bad);
-			if (!list)
-				warnx_("PLUGINS: %s is not a plugin name; ignored", bad);
-		}
-	}
+	const char *pl = conf_get(c, "PLUGINS");
 	int rc = 0;
-	if (list) {
+	if (!names && conf_parse_plugins(pl, &list) < 0) {
+		/* nothing is wanted: never every plugin for a value nobody meant */
+		warnx_("PLUGINS=%s is not a list of plugin names separated by commas; no plugin is run", pl);
+	} else if (list) {
 		for (char **n = list; *n; n++) {
 			plugin_t *p = plugins_find(ps, *n);
 			if (p)

@@ -24,7 +24,10 @@
  *
  * Selection (ArchiveBox's): with a whitelist (--plugins, else the PLUGINS
  * setting, comma-separated), the listed plugins and, transitively, their
- * required_plugins; without one, every plugin.  Then a plugin whose
+ * required_plugins; without one (PLUGINS unset or empty), every plugin.
+ * A PLUGINS value that is not a list of plugin names (conf_parse_plugins()
+ * in config.h: "wget title", ["wget"], ../x, ",") selects no plugin, with
+ * a warning: never every plugin.  Then a plugin whose
  * <NAME>_ENABLED (or an x-alias) resolves false, or that requires a
  * missing or unselected plugin, is dropped.  <NAME> is the plugin name in
  * upper case with every other character than A-Z0-9 made "_".
@@ -85,7 +88,9 @@ long plugin_timeout(const plugin_t *p, const conf_t *pc);
 /*
  * Mark the selected plugins.  names: an explicit whitelist (--plugins) or
  * NULL for the PLUGINS setting of c.  Returns 0, or -1 if an explicit name
- * is not installed (*missing names it).
+ * is not installed (*missing names it).  A malformed PLUGINS setting is
+ * reported on stderr and selects nothing (0 is returned: the phase runs no
+ * hook); conf_check() is what refuses it up front.
  */
 int plugins_select(plugins_t *ps, const conf_t *c, char **names, const char **missing);
 

@@ -1,6 +1,8 @@
 /* retention.c — see retention.h. */
-#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,38 +18,14 @@
 
 extern char **environ;
 
+/* Crawl directories moved out of the way, to be removed outside the lock. */
+#define TRASH "crawls/.deleted"
+
 long long
 retention_parse(const char *s)
 {
-	if (!s)
-		return 0;
-	while (isspace((unsigned char)*s))
-		s++;
-	if (!*s || !strcmp(s, "0") || !strcasecmp(s, "none") || !strcasecmp(s, "false") ||
-	    !strcasecmp(s, "no") || !strcasecmp(s, "off"))
-		return 0;
-	char *end;
-	long long n = strtoll(s, &end, 10);
-	if (end == s || n < 0)
-		return -1;
-	while (isspace((unsigned char)*end))
-		end++;
-	static const struct {
-		const char *u;
-		long long secs;
-	} units[] = {
-		{"h", 3600}, {"hr", 3600}, {"hrs", 3600}, {"hour", 3600}, {"hours", 3600},
-		{"d", 86400}, {"day", 86400}, {"days", 86400}, {"w", 604800}, {"week", 604800},
-		{"weeks", 604800}, {"mo", 2592000}, {"month", 2592000}, {"months", 2592000},
-		{"y", 31536000}, {"yr", 31536000}, {"yrs", 31536000}, {"year", 31536000},
-		{"years", 31536000}, {NULL, 0},
-	};
-	for (int i = 0; units[i].u; i++)
-		if (!strcasecmp(end, units[i].u)) {
-			long long secs = n * units[i].secs;
-			return secs == 0 ? 0 : secs < 3600 ? -1 : secs;
-		}
-	return -1;
+	long long secs;
+	return conf_parse_duration(s, &secs) < 0 ? -1 : secs;
 }
 
 typedef struct {
@@ -62,7 +40,19 @@ typedef struct {
 	int64_t now;
 	cand_t *v;
 	size_t n;
+	cand_t *left;        /* tombstoned, but their directory is still there */
+	size_t nleft;
 } scan_t;
+
+static void
+add_cand(cand_t **v, size_t *n, const char *id, int64_t expires, long long secs)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(cand_t));
+	snprintf((*v)[*n].id, sizeof (*v)[*n].id, "%s", id);
+	(*v)[*n].expires = expires;
+	(*v)[*n].secs = secs;
+	(*n)++;
+}
 
 static int
 crawl_candidate(rec_t *r, void *arg)
@@ -74,12 +64,13 @@ crawl_candidate(rec_t *r, void *arg)
 	if (tpl && !strcmp(tpl, "true"))
 		return 0;   /* a schedule's template lives as long as the schedule */
 	if (!rec_isnull(r, "deleted_at")) {
-		/* removed, but a crash may have cut the rm -rf short */
+		/* a crash came between its tombstone and the move of its
+		 * directory: finish the job */
 		char *id = rec_str(r, "id");
 		char dir[128];
 		snprintf(dir, sizeof dir, "crawls/%s", id ? id : "");
 		if (id_valid(id) && fs_exists(sc->s->dfd, dir))
-			fs_rmtree(sc->s->dfd, dir);
+			add_cand(&sc->left, &sc->nleft, id, -1, 0);
 		free(id);
 		return 0;
 	}
@@ -93,8 +84,8 @@ crawl_candidate(rec_t *r, void *arg)
 			d = retention_parse(v);
 			if (d < 0) {
 				char *id = rec_str(r, "id");
-				warnx_("crawl %s: DELETE_AFTER=%s is not a duration of an hour or more "
-				       "(e.g. 30d, 12w, 1y); the crawl is kept", id ? id : "?", v);
+				warnx_("crawl %s: DELETE_AFTER=%s is not a duration of an hour to 100000 "
+				       "years (e.g. 30d, 12w, 1y); the crawl is kept", id ? id : "?", v);
 				free(id);
 			}
 		}
@@ -104,15 +95,12 @@ crawl_candidate(rec_t *r, void *arg)
 		return 0;
 	int64_t mod = rec_time(r, "modified_at");
 	/* the crawl's last change (its seal) is after every snapshot of it
-	 * was made, so nothing younger than the duration goes */
+	 * was made, so nothing younger than the duration goes; d is at most
+	 * CONF_DURATION_MAX, so d * 10^6 plus any time of ours fits */
 	if (mod < 0 || mod + d * 1000000 > sc->now)
 		return 0;
-	sc->v = xrealloc(sc->v, (sc->n + 1) * sizeof(cand_t));
 	char *id = rec_str(r, "id");
-	snprintf(sc->v[sc->n].id, sizeof sc->v[sc->n].id, "%s", id ? id : "");
-	sc->v[sc->n].expires = mod + d * 1000000;
-	sc->v[sc->n].secs = d;
-	sc->n++;
+	add_cand(&sc->v, &sc->n, id ? id : "", mod + d * 1000000, d);
 	free(id);
 	return 0;
 }
@@ -167,6 +155,98 @@ prune_site_index(store_t *s, cand_t *gone, size_t n)
 	buf_free(&out);
 }
 
+/* Under the store lock: move crawls/ID into TRASH (0), or say that it is
+ * still in place (-1); a rename is one step, whatever the crawl's size. */
+static int
+move_away(store_t *s, const char *id)
+{
+	char from[128], to[128];
+	snprintf(from, sizeof from, "crawls/%s", id);
+	snprintf(to, sizeof to, "%s/%s", TRASH, id);
+	if (fs_mkdirs(s->dfd, TRASH) == 0 && renameat(s->dfd, from, s->dfd, to) == 0)
+		return 0;
+	if (!fs_exists(s->dfd, from))
+		return 0;
+	warnsys("unable to move %s/%s to %s/%s; removing it in place", s->dir, from, s->dir, to);
+	return -1;
+}
+
+/* Without the store lock: remove what move_away() moved, this run's and
+ * any a crash left. */
+static void
+empty_trash(store_t *s)
+{
+	int fd = fs_opendir(s->dfd, TRASH);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			warnsys("unable to open %s/%s", s->dir, TRASH);
+		return;
+	}
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		warnsys("unable to read %s/%s", s->dir, TRASH);
+		close(fd);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+		    fs_rmtree(dirfd(d), e->d_name) < 0)
+			warnsys("unable to remove all of %s/%s/%s", s->dir, TRASH, e->d_name);
+	closedir(d);
+	unlinkat(s->dfd, TRASH, AT_REMOVEDIR);   /* kept only while not empty */
+}
+
+/* Tombstone one candidate (or, for a leftover, only move its directory),
+ * under its lease and the store lock, and move its directory away; the
+ * lock is held for one commit and one rename.  Returns 1 if tombstoned. */
+static int
+expire(store_t *s, const cand_t *c, int leftover, int verbose)
+{
+	int fd, done = 0, in_place = 0;
+	if (lease_take(s, c->id, &fd) != LEASE_TAKEN)
+		return 0;
+	store_lock(s);
+	rec_t r;
+	if (store_get(s, c->id, &r) == 0) {
+		if (leftover) {
+			in_place = !rec_isnull(&r, "deleted_at") && move_away(s, c->id) < 0;
+		} else {
+			char j[128];
+			store_crawl_journal(c->id, j, sizeof j);
+			kids_t k = {c->id, 0};
+			store_each(s, j, "\"Snapshot\"", check_kids, &k);
+			/* re-checked under the lock: a crawl retried and sealed
+			 * again since the scan is younger now */
+			int64_t mod = rec_time(&r, "modified_at");
+			if (k.unfinished == 0 && record_is_final(&r) && rec_isnull(&r, "retry_at") &&
+			    rec_isnull(&r, "deleted_at") && mod >= 0 && mod + c->secs * 1000000 <= clock_now()) {
+				/* the tombstone first: the record never claims a
+				 * directory that is gone */
+				rec_set_time(&r, "deleted_at", clock_now());
+				rec_set_str(&r, "notes", "removed by retention (DELETE_AFTER)");
+				store_put(s, &r);
+				store_commit(s);
+				fault_point("retention-after-tombstone");
+				in_place = move_away(s, c->id) < 0;
+				done = 1;
+				if (verbose)
+					info("crawl %s expired and removed", c->id);
+			}
+		}
+		rec_free(&r);
+	}
+	store_unlock(s);
+	if (in_place) {
+		char dir[128];
+		snprintf(dir, sizeof dir, "crawls/%s", c->id);
+		if (fs_rmtree(s->dfd, dir) < 0)
+			warnsys("unable to remove all of %s/%s", s->dir, dir);
+	}
+	lease_drop(fd);
+	return done;
+}
+
 int
 retention_run(store_t *s, int batch, int verbose)
 {
@@ -174,62 +254,40 @@ retention_run(store_t *s, int batch, int verbose)
 	conf_load_file(&c, s->dfd, "abx.conf");
 	conf_load_environ(&c, environ);
 	const char *g = conf_get(&c, "DELETE_AFTER");
-	scan_t sc = {s, retention_parse(g), clock_now(), NULL, 0};
+	scan_t sc = {s, retention_parse(g), clock_now(), NULL, 0, NULL, 0};
 	if (sc.global < 0) {
-		warnx_("DELETE_AFTER=%s is not a duration of an hour or more (e.g. 30d, 12w, 1y); ignored", g);
+		warnx_("DELETE_AFTER=%s is not a duration of an hour to 100000 years (e.g. 30d, 12w, 1y); "
+		       "ignored", g);
 		sc.global = 0;
 	}
 	conf_free(&c);
-	/* with no global DELETE_AFTER only crawls configuring one can expire:
-	 * a substring pre-filter skips the rest without parsing them */
+	/* with no global DELETE_AFTER only crawls configuring one can expire
+	 * (and tombstones, whose notes name it, be finished): a substring
+	 * pre-filter skips the rest without parsing them */
 	store_each(s, "crawls.jsonl", sc.global ? "\"sealed\"" : "DELETE_AFTER", crawl_candidate, &sc);
-	if (sc.global == 0 && sc.n == 0) {
-		free(sc.v);
-		return 0;
-	}
+	for (size_t i = 0; i < sc.nleft; i++)
+		expire(s, &sc.left[i], 1, verbose);
 	if (sc.n)
 		qsort(sc.v, sc.n, sizeof(cand_t), by_expiry);
 	size_t removed = 0;
 	cand_t *gone = xcalloc(sc.n + 1, sizeof(cand_t));
-	for (size_t i = 0; i < sc.n && (int)removed < batch; i++) {
-		int fd;
-		if (lease_take(s, sc.v[i].id, &fd) != LEASE_TAKEN)
-			continue;
-		store_lock(s);
-		rec_t r;
-		char j[128], dir[128];
-		store_crawl_journal(sc.v[i].id, j, sizeof j);
-		snprintf(dir, sizeof dir, "crawls/%s", sc.v[i].id);
-		kids_t k = {sc.v[i].id, 0};
-		store_each(s, j, "\"Snapshot\"", check_kids, &k);
-		if (k.unfinished == 0 && store_get(s, sc.v[i].id, &r) == 0) {
-			/* re-checked under the lock: a crawl retried and sealed
-			 * again since the scan is younger now */
-			int64_t mod = rec_time(&r, "modified_at");
-			if (record_is_final(&r) && rec_isnull(&r, "retry_at") && rec_isnull(&r, "deleted_at") &&
-			    mod >= 0 && mod + sc.v[i].secs * 1000000 <= clock_now()) {
-				rec_set_time(&r, "deleted_at", clock_now());
-				rec_set_str(&r, "notes", "removed by retention (DELETE_AFTER)");
-				store_put(s, &r);
-				store_commit(s);
-				if (fs_rmtree(s->dfd, dir) < 0)
-					warnsys("unable to remove all of %s/%s", s->dir, dir);
-				gone[removed++] = sc.v[i];
-				if (verbose)
-					info("crawl %s expired and removed", sc.v[i].id);
-			}
-			rec_free(&r);
-		}
-		store_unlock(s);
-		lease_drop(fd);
-	}
+	for (size_t i = 0; i < sc.n && (int)removed < batch; i++)
+		if (expire(s, &sc.v[i], 0, verbose))
+			gone[removed++] = sc.v[i];
 	if (removed) {
 		store_lock(s);   /* seals append to index.jsonl under it */
 		prune_site_index(s, gone, removed);
 		store_unlock(s);
 		seal_site_index(s);
+		/* for the tests: the lock is free, the directories moved away
+		 * and not yet removed */
+		if (fault_armed("retention-stop-before-remove"))
+			raise(SIGSTOP);
+		fault_point("retention-before-remove");
 	}
+	empty_trash(s);
 	free(gone);
 	free(sc.v);
+	free(sc.left);
 	return (int)removed;
 }

@@ -5,10 +5,12 @@
  * ArchiveBox's syntax: 0, empty, none/false/no/off disable it; else
  * <int><unit> with unit h|hr|hrs|hour|hours|d|day|days|w|week|weeks|
  * mo|month|months|y|yr|yrs|year|years (a month is 30 days, a year 365);
- * durations under an hour are refused.  A crawl expires at its last change
- * (its modified_at: when it was sealed, after every snapshot of it was made)
- * plus the duration; the unit of removal is the crawl, since its journal
- * and directory hold all of its snapshots.
+ * durations under an hour, or over 100000 years (CONF_DURATION_MAX: any
+ * more could not be added to a time), are refused (conf_parse_duration()
+ * in config.h).  A crawl expires at its last change (its modified_at: when
+ * it was sealed, after every snapshot of it was made) plus the duration;
+ * the unit of removal is the crawl, since its journal and directory hold
+ * all of its snapshots.
  *
  * retention_run() removes, oldest first and at most `batch` per call, sealed
  * crawls whose every snapshot is sealed and expired: the crawl directory
@@ -17,6 +19,19 @@
  * snapshots leave the site index.  Nothing unfinished is ever removed:
  * a crawl is only removed when it and all of its snapshots are sealed and
  * no lease is held on it.  Returns how many crawls were removed.
+ *
+ * A removal holds the store lock for one commit and one rename, never for
+ * the removal of a tree (which takes as long as the crawl is large):
+ *  1. take the crawl's lease (held: skip it) and the store lock; re-check;
+ *  2. commit the tombstone (deleted_at, notes) durably: the record never
+ *     claims a directory that is gone;
+ *  3. rename crawls/ID to crawls/.deleted/ID, and release the lock;
+ *  4. once every expired crawl is done and the site index pruned, remove
+ *     everything in crawls/.deleted/, without the lock.
+ * A crash after 2 leaves a tombstoned crawl whose directory is still in
+ * crawls/: the next run moves it (step 3) and removes it; a crash after 3
+ * leaves entries in crawls/.deleted/, which every run empties.  If the
+ * rename fails the directory is removed in place, after the lock.
  */
 #ifndef ABX_RETENTION_H
 #define ABX_RETENTION_H
@@ -24,7 +39,7 @@
 #include <stdint.h>
 #include "store.h"
 
-/* Seconds, 0 for disabled, -1 for malformed or under an hour. */
+/* Seconds, 0 for disabled, -1 for malformed or out of range. */
 long long retention_parse(const char *s);
 int retention_run(store_t *s, int batch, int verbose);
 

@@ -1,4 +1,6 @@
 /* schedule.c — see schedule.h. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -7,6 +9,9 @@
 #include "err.h"
 #include "record.h"
 #include "schedule.h"
+
+/* The last second an ISO time of ours can hold: 9999-12-31T23:59:59Z. */
+#define CRON_LAST 253402300799LL
 
 static const struct {
 	const char *alias, *expr;
@@ -67,6 +72,22 @@ field(const char *f, int lo, int hi, uint64_t *bits, int *star)
 	return rc;
 }
 
+/* Can c ever fire?  Only a restricted day of the month with an unrestricted
+ * day of the week can miss every day: then some month of c must have one
+ * of its days (February has 29, in leap years).  Restricted both, either
+ * matches (cron's OR rule), and every month has every weekday. */
+static int
+cron_can_fire(const cron_t *c)
+{
+	static const int days[13] = {0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	if (c->dom_star || !c->dow_star)
+		return 1;
+	for (int m = 1; m <= 12; m++)
+		if ((c->mon >> m & 1) && (c->dom & ((2ULL << days[m]) - 2)))
+			return 1;
+	return 0;
+}
+
 int
 cron_parse(const char *expr, cron_t *c, const char **why)
 {
@@ -105,6 +126,11 @@ cron_parse(const char *expr, cron_t *c, const char **why)
 			}
 		}
 	}
+	if (rc == 0 && !cron_can_fire(c)) {
+		*why = "it can never fire: no month in it has any of its days of the month "
+		       "(like February 30 or April 31)";
+		rc = -1;
+	}
 	free(dup);
 	return rc;
 }
@@ -127,11 +153,17 @@ day_ok(const cron_t *c, const struct tm *tm)
 int64_t
 cron_next(const cron_t *c, int64_t t)
 {
+	if (t / 1000000 > CRON_LAST)
+		return -1;
 	time_t s = t / 1000000 / 60 * 60 + 60;   /* the next whole minute */
-	time_t limit = s + 8LL * 366 * 86400;
-	while (s < limit) {
+	/* every 28 years the calendar repeats (leap years and weekdays,
+	 * between 1901 and 2099), so a time that never came by then never
+	 * will; the loop moves forward at every step */
+	time_t limit = s + 28LL * 366 * 86400;
+	while (s < limit && s <= CRON_LAST) {
 		struct tm tm;
-		gmtime_r(&s, &tm);
+		if (!gmtime_r(&s, &tm))
+			return -1;
 		if (!day_ok(c, &tm)) {
 			s += 86400 - (tm.tm_hour * 3600 + tm.tm_min * 60);
 			continue;
@@ -149,10 +181,41 @@ cron_next(const cron_t *c, int64_t t)
 	return -1;
 }
 
+/* The next run of expr after now, or -1 with *why if there is none: the
+ * expression is bad, can never fire, or the clock is past year 9999. */
+static int64_t
+next_run(const char *expr, int64_t now, const char **why)
+{
+	cron_t c;
+	*why = "missing";
+	if (!expr || cron_parse(expr, &c, why) < 0)
+		return -1;
+	int64_t next = cron_next(&c, now);
+	*why = "it has no run after now";
+	return next > now ? next : -1;
+}
+
+/* A schedule with no next run is disabled, with the paused marker as its
+ * retry_at: never null, which the repair pass would make due at once. */
+static void __attribute__((format(printf, 2, 3)))
+disable(rec_t *sch, const char *fmt, ...)
+{
+	char *sid = rec_str(sch, "id"), *msg;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	warnx_("schedule %s: %s; disabled", sid ? sid : "?", msg ? msg : fmt);
+	free(msg);
+	free(sid);
+	rec_set_raw(sch, "is_enabled", "false");
+	record_status(sch, "paused", INT64_MAX);
+}
+
 void
 schedule_create(store_t *s, const rec_t *tpl, const char *expr, rec_t *out)
 {
-	cron_t c;
 	const char *why = "";
 	int64_t now = clock_now();
 	char id[ID_LEN + 1];
@@ -170,7 +233,11 @@ schedule_create(store_t *s, const rec_t *tpl, const char *expr, rec_t *out)
 	rec_set_str(out, "label", "");
 	rec_set_str(out, "status", "queued");
 	rec_set_time(out, "last_run_at", now);
-	rec_set_time(out, "retry_at", cron_parse(expr, &c, &why) == 0 ? cron_next(&c, now) : -1);
+	int64_t next = next_run(expr, now, &why);
+	if (next < 0)
+		disable(out, "cron expression %s: %s", expr, why);
+	else
+		rec_set_time(out, "retry_at", next);
 	store_put(s, out);
 }
 
@@ -181,16 +248,14 @@ enqueue(store_t *s, rec_t *sch, int64_t now, int verbose)
 	char *sid = rec_str(sch, "id");
 	rec_t tpl;
 	int made = 0;
-	cron_t c;
-	const char *why = "missing";
-	if (!expr || cron_parse(expr, &c, &why) < 0) {
-		warnx_("schedule %s: bad cron expression %s: %s; disabled", sid, expr ? expr : "", why);
-		rec_set_raw(sch, "is_enabled", "false");
-		record_status(sch, "paused", INT64_MAX);
+	const char *why;
+	int64_t next = next_run(expr, now, &why);
+	if (next < 0) {
+		/* checked before the crawl is made: one that can never fire
+		 * (stored before abx-add refused them) fires not even once */
+		disable(sch, "cron expression %s: %s", expr ? expr : "", why);
 	} else if (!tid || store_get(s, tid, &tpl) < 0) {
-		warnx_("schedule %s: template crawl %s is gone; disabled", sid, tid ? tid : "?");
-		rec_set_raw(sch, "is_enabled", "false");
-		record_status(sch, "paused", INT64_MAX);
+		disable(sch, "template crawl %s is gone", tid ? tid : "?");
 	} else {
 		char *urls = rec_str(&tpl, "urls"), *tags = rec_str(&tpl, "tags_str");
 		const char *cfg = rec_raw(&tpl, "config");
@@ -209,7 +274,7 @@ enqueue(store_t *s, rec_t *sch, int64_t now, int verbose)
 		free(urls), free(tags), free(label);
 		rec_free(&tpl);
 		rec_set_time(sch, "last_run_at", now);
-		rec_set_time(sch, "retry_at", cron_next(&c, now));
+		rec_set_time(sch, "retry_at", next);
 		made = 1;
 	}
 	store_put(s, sch);

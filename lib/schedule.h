@@ -16,7 +16,15 @@
  * N, N-M, a step "star slash S" or N-M/S, comma lists; day-of-week 0-7, 0 and 7 Sunday; when both
  * day fields are restricted either may match, as in cron) or an alias:
  * minute(ly), hour(ly), day/daily, week(ly), month(ly), year(ly), with or
- * without "@".  Times are UTC.
+ * without "@".  Times are UTC.  An expression that can never fire is
+ * refused like a malformed one: a day of the month that none of its months
+ * has (February 30, April 31) with the day of the week a star.
+ *
+ * A schedule has a next run (retry_at) later than the time it was computed
+ * at, or none: then it is disabled (is_enabled false, paused marker) with
+ * a warning, and never fires, not even once.  That is what becomes of a
+ * stored schedule whose expression is bad or can never fire (written by
+ * hand, or before abx-add refused it) the first time it is due.
  */
 #ifndef ABX_SCHEDULE_H
 #define ABX_SCHEDULE_H
@@ -35,7 +43,8 @@ typedef struct {
 /* 0, or -1 with *why set. */
 int cron_parse(const char *expr, cron_t *c, const char **why);
 /* The first matching minute strictly after t (µs), or -1 if none within
- * eight years. */
+ * 28 years (the calendar's cycle) or before the year 10000.  It always
+ * terminates: every step of its search moves forward. */
 int64_t cron_next(const cron_t *c, int64_t t);
 
 /* Make a schedule for template crawl rec (staged: hold the lock). */

@@ -98,7 +98,20 @@ static const struct {
 	{"0 0 30 * *", "2030-01-30T01:00:00Z", "2030-03-30T00:00:00.000000Z", "30th skips February"},
 	{"0 0 * * *", "2030-02-28T12:00:00Z", "2030-03-01T00:00:00.000000Z", "daily across February's end"},
 	{"59 23 31 12 *", "2030-12-31T23:59:00Z", "2031-12-31T23:59:00.000000Z", "last minute of the year"},
-	{"0 0 30 2 *", "2030-01-01T00:00:00Z", "none", "February 30th never comes"},
+	{"0 0 30 2 1", "2030-01-01T00:00:00Z", "2030-02-04T00:00:00.000000Z", "Feb 30 or a Monday: Mondays"},
+	{"0 0 31 4 *", "2030-01-01T00:00:00Z", "invalid", "April 31 never comes: refused"},
+	{"0 0 31 4 0", "2030-04-01T00:00:00Z", "2030-04-07T00:00:00.000000Z", "April 31 or a Sunday: Sundays"},
+	{"0 0 31 2,4 *", "2030-01-01T00:00:00Z", "invalid", "no 31st in February or April"},
+	{"0 0 30,31 2 *", "2030-01-01T00:00:00Z", "invalid", "February 30th or 31st never comes"},
+	{"0 0 31 4,5 *", "2030-01-01T00:00:00Z", "2030-05-31T00:00:00.000000Z", "the 31st of April or May: May"},
+	{"0 0 29-31 2 *", "2030-01-01T00:00:00Z", "2032-02-29T00:00:00.000000Z", "a range reaching the 29th fires"},
+	{"0 0 */30 2 *", "2030-01-01T00:00:00Z", "2030-02-01T00:00:00.000000Z", "*/30 is 1 and 31: the 1st"},
+	{"0 0 30 */2 *", "2030-01-01T00:00:00Z", "2030-01-30T00:00:00.000000Z", "odd months have a 30th"},
+
+	/* the end of time: no overflow, no run */
+	{"* * * * *", "9999-12-31T23:58:00Z", "9999-12-31T23:59:00.000000Z", "the last minute there is"},
+	{"* * * * *", "9999-12-31T23:59:00Z", "none", "none after it"},
+	{"0 0 1 1 *", "9999-06-01T00:00:00Z", "none", "nor a year later"},
 
 	/* leap years */
 	{"0 0 29 2 *", "2030-01-01T00:00:00Z", "2032-02-29T00:00:00.000000Z", "Feb 29 in the next leap year"},
@@ -115,13 +128,23 @@ static const char *const invalid[] = {
 	"1- * * * *", "a * * * *", "* * * * mon", "*/ * * * *", "1-5-7 * * * *", "5/ * * * *",
 	"@reboot", "@", "@0 * * * *", "fortnightly", ", * * * *", "1,,2 * * * *",
 	"4294967296 * * * *", "*/4294967297 * * * *",
+	/* can never fire */
+	"0 0 30 2 *", "0 0 31 2 *", "0 0 31 4 *", "0 0 31 6 *", "0 0 31 9 *", "0 0 31 11 *",
+	"0 0 31 4,6,9,11 *", "* * 30-31 2 *", "0 0 31 2-2 *", "0 0 30,31 2 *",
+};
+
+/* Expressions whose every next run must lie strictly after the time given. */
+static const char *const walks[] = {
+	"* * * * *", "0 * * * *", "*/7 */5 * * *", "59 23 31 12 *", "0 0 29 2 *", "0 0 29 2 1",
+	"0 0 13 * 5", "30 9 * * 1-5", "0 0 31 * *", "5 4 1-7 * 0",
 };
 
 int
 main(void)
 {
 	size_t nc = sizeof cases / sizeof cases[0], ni = sizeof invalid / sizeof invalid[0];
-	plan((int)(nc + ni + 4));
+	size_t nw = sizeof walks / sizeof walks[0];
+	plan((int)(nc + ni + nw + 5));
 	for (size_t i = 0; i < nc; i++)
 		is_str(next(cases[i].expr, cases[i].from), cases[i].want, "'%s' after %s: %s", cases[i].expr,
 		    cases[i].from, cases[i].what);
@@ -130,6 +153,26 @@ main(void)
 		const char *why = NULL;
 		int rc = cron_parse(invalid[i], &c, &why);
 		ok(rc < 0 && why && *why, "'%s' is refused with a reason", invalid[i]);
+	}
+	cron_t feb30;
+	const char *never = NULL;
+	cron_parse("0 0 30 2 *", &feb30, &never);
+	ok(never && strstr(never, "never"), "the reason for 0 0 30 2 * says it can never fire (%s)",
+	    never ? never : "none");
+
+	/* from times spread over four centuries, at odd microseconds, each
+	 * next run is strictly later: a schedule never fires on every tick */
+	for (size_t i = 0; i < nw; i++) {
+		cron_t c;
+		const char *why = NULL;
+		int later = cron_parse(walks[i], &c, &why) == 0;
+		int64_t from = -86400LL * 1000000 * 365;   /* 1969 */
+		for (int k = 0; later && k < 2000; k++) {
+			int64_t n = cron_next(&c, from);
+			later = n > from && n % 60000000 == 0;
+			from += 6311520000000LL + 7 * k + 1;   /* ~73 days and some µs */
+		}
+		ok(later, "'%s': every next run is a whole minute after the time given", walks[i]);
 	}
 
 	/* aliases are the same sets as their expressions */
