@@ -17,6 +17,7 @@
  * too) exits 65 before the data directory is touched; a bad value in
  * abx.conf or the environment exits 78, since the crawl would run with it.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "exitcodes.h"
 #include "record.h"
 #include "schedule.h"
+#include "sigreset.h"
 #include "store.h"
 #include "url.h"
 
@@ -116,6 +118,22 @@ config_key_ok(const char *k, size_t n)
 	return 1;
 }
 
+/*
+ * Print a record that is committed (durably): from here on the work is
+ * done, so a failure to print it is reported with the record's id and the
+ * exit status stays 0 — a retry by a script would queue it twice.
+ */
+static void
+committed_out(const char *line, size_t n, const char *what)
+{
+	if (fwrite(line, 1, n, stdout) == n && putchar('\n') != EOF && fflush(stdout) != EOF)
+		return;
+	if (errno == EPIPE)
+		return;
+	warnsys("the %s is queued, but its record could not be printed (%.*s)", what,
+	    (int)(n > 60 ? 60 : n), line);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -129,6 +147,7 @@ main(int argc, char **argv)
 	rec_t config = {0};
 	conf_t given = {0};   /* the operands, checked as a crawl's config */
 	err_init(argv[0]);
+	sig_reset();
 	while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
@@ -203,7 +222,8 @@ main(int argc, char **argv)
 		die(EX_DATAERR_, "no valid URL%s", e.bad ? " (all were rejected)" : " given");
 
 	store_t s;
-	store_open(&s, dir, 1);
+	if (store_open(&s, dir, 1) < 0)
+		die(s.err, "%s", s.errmsg);
 	if ((rc = conf_check_global(s.dfd, &why)) != 0)
 		die(rc, "%s: %s", s.dir, why.p);
 	int64_t now = clock_now();
@@ -228,7 +248,8 @@ main(int argc, char **argv)
 	rec_t crawl;
 	record_crawl(&crawl, now, buf_cstr(&urls), depth, tags, cfg.p);
 	char *cid = rec_str(&crawl, "id");
-	store_lock(&s);
+	if (store_lock(&s) < 0)
+		die(s.err, "nothing queued: %s", s.errmsg);
 	if (sched) {
 		/* a template: sealed, never run itself (ArchiveBox's schedule) */
 		record_status(&crawl, "sealed", -1);
@@ -237,10 +258,11 @@ main(int argc, char **argv)
 		store_put(&s, &crawl);
 		rec_t sr;
 		schedule_create(&s, &crawl, sched, &sr);
-		store_unlock(&s);
+		if (store_unlock(&s) < 0)
+			die(s.err, "nothing queued: %s", s.errmsg);
 		buf_t o = {0};
 		rec_line(&sr, &o);
-		cli_out(o.p, o.len);
+		committed_out(o.p, o.len, "schedule");
 		buf_free(&o);
 		rec_free(&sr);
 		store_close(&s);
@@ -261,10 +283,12 @@ main(int argc, char **argv)
 		rec_free(&snap);
 		buf_free(&t);
 	}
-	store_unlock(&s);
+	/* all or nothing (store.h): on failure no line of it is kept */
+	if (store_unlock(&s) < 0)
+		die(s.err, "nothing queued: %s", s.errmsg);
 	buf_t out = {0};
 	rec_line(&crawl, &out);
-	cli_out(out.p, out.len);
+	committed_out(out.p, out.len, "crawl");
 	buf_free(&out);
 	store_close(&s);
 out:

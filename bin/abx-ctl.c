@@ -16,6 +16,7 @@
 #include "err.h"
 #include "exitcodes.h"
 #include "repair.h"
+#include "sigreset.h"
 #include "store.h"
 
 static const char usage[] =
@@ -39,6 +40,7 @@ main(int argc, char **argv)
 	const char *dir = NULL, *plugins = NULL;
 	int c;
 	err_init(argv[0]);
+	sig_reset();
 	while ((c = getopt_long(argc, argv, "d:hv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
@@ -56,9 +58,12 @@ main(int argc, char **argv)
 	if (strcmp(cmd, "repair") == 0) {
 		if (optind != argc)
 			cli_usage(usage);
-		store_open(&s, dir, 0);
+		if (store_open(&s, dir, 0) < 0)
+			die(s.err, "%s", s.errmsg);
 		repair_stats_t st;
 		repair_run(&s, &st);
+		if (s.nerr)
+			die(s.err, "repair: %s", s.errmsg);
 		printf("{\"type\":\"Repair\",\"active\":%d,\"torn\":%d,\"requeued\":%d,\"leases_dropped\":%d,"
 		       "\"compacted\":%d,\"tmp_swept\":%d,\"locks_removed\":%d}\n",
 		    st.active, st.torn, st.requeued, st.leases_dropped, st.compacted, st.tmp_swept,
@@ -79,10 +84,12 @@ main(int argc, char **argv)
 			cli_names_free(names);
 			die(EX_DATAERR_, "--plugins wants one or more plugin names, separated by commas");
 		}
-		store_open(&s, dir, 0);
+		if (store_open(&s, dir, 0) < 0)
+			die(s.err, "%s", s.errmsg);
 		int r = ctl_retry(&s, id, names);
 		cli_names_free(names);
-		store_close(&s);
+		if (store_close(&s) < 0 || s.nerr)
+			die(s.err, "retry %s: nothing changed: %s", id, s.errmsg);
 		if (r == CTL_NOTFOUND)
 			die(EX_DATAERR_, "no snapshot with id %s", id);
 		return 0;
@@ -99,14 +106,23 @@ main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		cli_usage(usage);
-	store_open(&s, dir, 0);
+	if (store_open(&s, dir, 0) < 0)
+		die(s.err, "%s", s.errmsg);
 	for (int i = optind; i < argc; i++) {
+		unsigned nerr = s.nerr;
 		if (!id_valid(argv[i])) {
 			warnx_("not an id: %s", argv[i]);
 			rc = EX_DATAERR_;
 			continue;
 		}
-		switch (fn(&s, argv[i])) {
+		int r = fn(&s, argv[i]);
+		if (s.nerr != nerr) {
+			/* the store failed: this one changed nothing (store.h) */
+			errorx("%s %s: nothing changed: %s", cmd, argv[i], s.errmsg);
+			rc = s.err;
+			continue;
+		}
+		switch (r) {
 		case CTL_OK: break;
 		case CTL_NOOP:
 			if (err_verbose(-1))

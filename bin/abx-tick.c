@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "config.h"
 #include "daemon.h"
 #include "err.h"
 #include "exitcodes.h"
@@ -113,6 +114,11 @@ main(int argc, char **argv)
 	store_t s;
 	if (store_open(&s, dir, 0) < 0)
 		die(s.err, "%s", s.errmsg);
+	buf_t why = {0};
+	int bad = conf_check_global(s.dfd, &why);
+	if (bad)
+		die(bad, "%s: %s", s.dir, why.p);
+	buf_free(&why);
 	tick_t t;
 	tick_init(&t, &s);
 	t.verbose = verbose;
@@ -175,6 +181,8 @@ main(int argc, char **argv)
 		if (!t.err)
 			t.err = s.err;
 	}
+	if (rc == EX_CONFIG_)
+		return rc;
 	if (rc == 2)
 		return 128 + lastsig;
 	if (rc == 3 || t.err)

@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "daemon.h"
+#include "exitcodes.h"
 #include "err.h"
 #include "repair.h"
 #include "retention.h"
@@ -61,9 +62,19 @@ typedef struct {
 	double poll, repair;
 } dconf_t;
 
-static void
+/* The daemon's settings; 0, or 78 (reported) if abx.conf or the
+ * environment holds a bad value. */
+static int
 load_conf(tick_t *t, dconf_t *d, double poll_flag, int remote)
 {
+	buf_t why = {0};
+	int bad = conf_check_global(t->s->dfd, &why);
+	if (bad) {
+		errorx("%s: %s", t->s->dir, why.p);
+		buf_free(&why);
+		return bad;
+	}
+	buf_free(&why);
 	conf_t c = {0};
 	conf_load_file(&c, t->s->dfd, "abx.conf");
 	extern char **environ;
@@ -72,6 +83,7 @@ load_conf(tick_t *t, dconf_t *d, double poll_flag, int remote)
 	d->poll = poll_flag > 0 ? poll_flag : p && atof(p) > 0 ? atof(p) : remote ? 2 : 60;
 	d->repair = r && atof(r) > 0 ? atof(r) : 60;
 	conf_free(&c);
+	return 0;
 }
 
 static void
@@ -94,7 +106,8 @@ daemon_run(tick_t *t, double poll_flag, volatile sig_atomic_t *hup)
 	store_t *s = t->s;
 	int remote = daemon_remote_fs(s->dfd);
 	dconf_t d;
-	load_conf(t, &d, poll_flag, remote);
+	if (load_conf(t, &d, poll_flag, remote))
+		return EX_CONFIG_;
 	int watching = 0;
 	if (!remote && inotifytools_initialize()) {
 		char path[4200];
@@ -109,10 +122,14 @@ daemon_run(tick_t *t, double poll_flag, volatile sig_atomic_t *hup)
 		    watching ? "inotify" : "polling", d.poll, d.repair);
 	maintain(t);
 	int64_t last_repair = clock_mono();
+	int rc = 2;
 	while (!*t->signals) {
 		if (*hup) {
 			*hup = 0;
-			load_conf(t, &d, poll_flag, remote);
+			if (load_conf(t, &d, poll_flag, remote)) {
+				rc = EX_CONFIG_;   /* a bad setting: stop, as abx-tick(1) says */
+				break;
+			}
 			tick_forget_plugins(t);
 			info("SIGHUP: abx.conf re-read (poll %g s, repair every %g s)", d.poll, d.repair);
 		}
@@ -160,5 +177,5 @@ daemon_run(tick_t *t, double poll_flag, volatile sig_atomic_t *hup)
 	if (watching)
 		inotifytools_cleanup();
 	daemon_mode_active = 0;
-	return 2;
+	return rc;
 }

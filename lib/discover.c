@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "discover.h"
 #include "err.h"
 #include "fs.h"
@@ -217,22 +218,8 @@ urlset_free(urlset_t *u)
 long long
 parse_size(const char *s)
 {
-	if (!s)
-		return 0;
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || v <= 0)
-		return 0;
-	while (*end == ' ')
-		end++;
-	long long mult = 1;
-	switch (tolower((unsigned char)*end)) {
-	case 'k': mult = 1024LL; break;
-	case 'm': mult = 1024LL * 1024; break;
-	case 'g': mult = 1024LL * 1024 * 1024; break;
-	case 't': mult = 1024LL * 1024 * 1024 * 1024; break;
-	}
-	return (long long)(v * mult);
+	long long v;
+	return s && conf_parse_size(s, &v) == 0 ? v : 0;   /* checked where it is set */
 }
 
 typedef struct {

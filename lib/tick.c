@@ -851,16 +851,19 @@ run_crawl(tick_t *t, rec_t *crawl, int cfd)
 	conf_load_file(&cr->conf, s->dfd, "abx.conf");
 	conf_load_environ(&cr->conf, environ);
 	const char *cfg = rec_raw(crawl, "config");
+	buf_t why = {0};
+	if (cfg && conf_check_json(cfg, CONF_CRAWL, &why))
+		warnx_("crawl %s: %s; bad values are ignored", cr->cid, why.p);
+	buf_free(&why);
 	if (cfg)
 		conf_load_json(&cr->conf, cfg, CONF_CRAWL);
+	long long n;
 	const char *v = conf_get(&cr->conf, "CRAWL_MAX_CONCURRENT_SNAPSHOTS");
-	cr->slots = v ? atoi(v) : 4;
+	cr->slots = v && conf_parse_count(v, &n) == 0 ? (n > MAX_SLOTS ? MAX_SLOTS : (int)n) : 4;
 	if (cr->slots < 1)
 		cr->slots = 1;
-	if (cr->slots > MAX_SLOTS)
-		cr->slots = MAX_SLOTS;
 	v = conf_get(&cr->conf, "CRAWL_MAX_URLS");
-	cr->max_urls = v ? atol(v) : 0;
+	cr->max_urls = v && conf_parse_count(v, &n) == 0 && n <= LONG_MAX ? (long)n : 0;
 	cr->max_size = parse_size(conf_get(&cr->conf, "CRAWL_MAX_SIZE"));
 	cr->timeout = conf_seconds(conf_get(&cr->conf, "CRAWL_TIMEOUT"), 0);
 	cr->max_depth = rec_int(crawl, "max_depth", 0);

@@ -97,7 +97,7 @@ tick 2030-03-15T00:05:00Z -v 2>"$T/again.err"
 ok "a second pass removes nothing more" sh -c "! grep -q 'expired crawls removed' '$T/again.err'"
 ok "no sanitizer report" sh -c "! grep -Eq 'runtime error|Sanitizer' '$T/now.err' '$T/again.err' '$T/t0.err'"
 
-# --- a bad DELETE_AFTER is reported and ignored ------------------------------
+# --- a bad DELETE_AFTER in abx.conf stops the tick (78), naming it ------------
 B=$(add http://127.0.0.1:1/b)
 tick $T0 2>/dev/null
 for bad in soon 30m 10 -5d; do
@@ -105,9 +105,9 @@ for bad in soon 30m 10 -5d; do
 	echo "DELETE_AFTER=$bad" >>"$D/abx.conf"
 	tick $NOW 2>"$T/bad.err"
 	rc=$?
-	ok "DELETE_AFTER=$bad: the tick goes on (exit $rc)" test "$rc" -le 1
-	like "$(cat "$T/bad.err")" "DELETE_AFTER=$bad.*ignored" "DELETE_AFTER=$bad is reported"
-	ok "DELETE_AFTER=$bad is ignored: the old crawl stays" kept "$B"
+	is "$rc" 78 "DELETE_AFTER=$bad: the tick refuses it (78)"
+	like "$(cat "$T/bad.err")" "DELETE_AFTER=$bad" "DELETE_AFTER=$bad is named"
+	ok "DELETE_AFTER=$bad removes nothing: the old crawl stays" kept "$B"
 done
 sed -i '/^DELETE_AFTER=/d' "$D/abx.conf"
 C=$(ABX_NOW=$T0 abx-add -d "$D" --plugins mark --config DELETE_AFTER=bogus http://127.0.0.1:1/c 2>"$T/cadd.err" | jq -r .id)
