@@ -154,8 +154,11 @@ main(int argc, char **argv)
 		rc = daemon_run(&t, poll_s, &hup);
 	} else {
 		repair_stats_t st;
-		if (repair_pass(&s, &st, 0) < 0)
+		if (repair_pass(&s, &st, 0) < 0) {
 			errorx("repair: %s", s.errmsg);
+			t.errors++;
+			t.err = s.err;
+		}
 		if (verbose && (st.requeued || st.torn || st.leases_dropped))
 			info("repair: %d requeued, %d torn lines cut, %d stale leases dropped", st.requeued,
 			    st.torn, st.leases_dropped);

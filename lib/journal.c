@@ -201,8 +201,10 @@ journal_map(store_t *s, const char *journal, const char *filter, jmap_t *m, buf_
 	memset(m, 0, sizeof *m);
 	memset(data, 0, sizeof *data);
 	if (fs_read(s->dfd, journal, data) < 0) {
-		if (errno != ENOENT)
-			store_fail(s, EX_IOERR_, errno, "unable to read %s/%s", s->dir, journal);
+		int e = errno;
+		buf_free(data);
+		if (e != ENOENT)
+			store_fail(s, EX_IOERR_, e, "unable to read %s/%s", s->dir, journal);
 		return -1;
 	}
 	size_t flen = filter ? strlen(filter) : 0;

@@ -168,7 +168,7 @@ repair_pass(store_t *s, repair_stats_t *st, int full)
 		/* the light pass (each tick): leases and torn tails only; the
 		 * rest costs in proportion to the archive */
 		free(v);
-		return store_unlock(s);
+		return store_unlock(s) < 0 || store_failed(s) ? -1 : 0;
 	}
 	for (int i = 0; tops[i]; i++)
 		st->compacted += store_compact(s, tops[i], 0);
@@ -186,5 +186,5 @@ repair_pass(store_t *s, repair_stats_t *st, int full)
 	st->tmp_swept += sweep_dir(s->dfd, "index", 0, age);
 	st->tmp_swept += sweep_dir(s->dfd, "crawls", 0, age);
 	st->locks_removed = remove_stale_locks(s);
-	return store_unlock(s);
+	return store_unlock(s) < 0 || store_failed(s) ? -1 : 0;
 }

@@ -148,7 +148,9 @@ prune_site_index(store_t *s, cand_t *gone, size_t n)
 		}
 		q += len + 1;
 	}
-	if (fs_replace(s->dfd, "index.jsonl", out.p ? out.p : "", out.len, 0) < 0)
+	/* durable: the site index is appended to behind a barrier (seal.h),
+	 * and a rewrite that a power loss empties would lose all of it */
+	if (fs_replace(s->dfd, "index.jsonl", out.p ? out.p : "", out.len, s->durable) < 0)
 		warnsys("unable to rewrite %s/index.jsonl", s->dir);
 	unlinkat(s->dfd, "index/site.json", 0);   /* the pages are rebuilt */
 	buf_free(&in);

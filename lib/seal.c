@@ -362,6 +362,13 @@ out:
 	return rc;
 }
 
+/*
+ * Append the snapshot's line to the site's index.jsonl, under the store
+ * lock and before the seal's barrier, so the line is durable whenever the
+ * sealed record is (a crash between leaves an extra line, which
+ * seal_site_index shows once).  A torn last line (a crash mid-append) is
+ * cut off first, so the new line never joins it.
+ */
 static void
 site_index_append(store_t *s, const rec_t *snap, const char *dir)
 {
@@ -377,7 +384,20 @@ site_index_append(store_t *s, const rec_t *snap, const char *dir)
 	buf_t b = {0};
 	rec_line(&l, &b);
 	buf_addc(&b, '\n');
-	int fd = fs_open(s->dfd, "index.jsonl", O_WRONLY | O_APPEND | O_CREAT, 0644);
+	int fd = fs_open(s->dfd, "index.jsonl", O_RDWR | O_APPEND | O_CREAT, 0644);
+	struct stat st;
+	char c = '\n';
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 && pread(fd, &c, 1, st.st_size - 1) == 1 &&
+	    c != '\n') {
+		/* a torn line: keep whole lines only (the site index is a hint) */
+		buf_t all = {0};
+		if (fs_read(s->dfd, "index.jsonl", &all) == 0) {
+			char *nl = all.len ? memrchr(all.p, '\n', all.len) : NULL;
+			if (ftruncate(fd, nl ? nl - all.p + 1 : 0) < 0)
+				warnsys("unable to repair %s/index.jsonl", s->dir);
+		}
+		buf_free(&all);
+	}
 	if (fd < 0 || write(fd, b.p, b.len) != (ssize_t)b.len)
 		warnsys("unable to append to %s/index.jsonl", s->dir);
 	if (fd >= 0)
@@ -437,10 +457,9 @@ seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, si
 	if (!ok) {
 		store_discard(s);
 	} else if (!was_sealed) {
+		site_index_append(s, &r, dir);
 		store_barrier(s);
 		ok = store_commit(s) == 0;
-		if (ok)
-			site_index_append(s, &r, dir);
 	}
 	if (store_unlock(s) < 0)
 		ok = 0;
@@ -728,8 +747,12 @@ seal_site_index(store_t *s)
 	if (fs_read(s->dfd, SITE_STATE, &st) == 0) {
 		rec_t r;
 		if (rec_parse(&r, st.p, st.len) == 0) {
-			pages = rec_int(&r, "pages", 0);
-			off = rec_int(&r, "offset", 0);
+			/* pages written in another boot are not synced: a power
+			 * loss may have emptied them, so they are made again */
+			if (rec_streq(&r, "boot_id", s->boot_id)) {
+				pages = rec_int(&r, "pages", 0);
+				off = rec_int(&r, "offset", 0);
+			}
 			rec_free(&r);
 		}
 	}
@@ -786,7 +809,7 @@ seal_site_index(store_t *s)
 	off = page_start;
 	if (advanced) {
 		buf_t b = {0};
-		buf_addf(&b, "{\"pages\":%ld,\"offset\":%lld}\n", pages, off);
+		buf_addf(&b, "{\"pages\":%ld,\"offset\":%lld,\"boot_id\":\"%s\"}\n", pages, off, s->boot_id);
 		if (fs_replace(s->dfd, SITE_STATE, b.p, b.len, 0) < 0)
 			warnsys("unable to write %s/%s", s->dir, SITE_STATE);
 		buf_free(&b);

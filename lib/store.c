@@ -53,6 +53,14 @@ store_default_dir(void)
 static void
 read_boot_id(store_t *s)
 {
+	/* the power-loss tests simulate a reboot with a boot id of their own */
+	const char *fake = getenv("ABX_TEST_BOOT_ID");
+	if (fake && *fake) {
+		snprintf(s->boot_id, sizeof s->boot_id, "%s", fake);
+		if (gethostname(s->host, sizeof s->host - 1) < 0)
+			strcpy(s->host, "localhost");
+		return;
+	}
 	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, s->boot_id, sizeof s->boot_id - 1) : -1;
 	if (fd >= 0)
@@ -309,6 +317,7 @@ store_lock(store_t *s)
 	if (s->locked)
 		return 0;
 	s->txerr = s->nerr;
+	s->rollback = 0;
 	while (flock(s->lockfd, LOCK_EX) < 0) {
 		if (errno == EINTR)
 			continue;
@@ -333,18 +342,24 @@ store_lock(store_t *s)
 int
 store_unlock(store_t *s)
 {
-	if (!s->locked)
-		return store_failed(s) ? -1 : 0;
-	if (store_failed(s))
+	if (!s->locked) {
+		/* store_lock failed: nothing was staged (store_put refused) */
+		int rb = s->rollback;
+		s->rollback = 0;
+		return rb ? -1 : 0;
+	}
+	if (s->rollback)
 		store_discard(s);
 	else
 		store_commit(s);
 	/* compact the index when tombstones dominate, while we hold the lock */
-	if (!store_failed(s) && s->flines > 4 * s->nlive + 4096)
+	if (!s->rollback && s->flines > 4 * s->nlive + 4096)
 		index_write_full(s);
 	flock(s->lockfd, LOCK_UN);
 	s->locked = 0;
-	return store_failed(s) ? -1 : 0;
+	int rb = s->rollback;
+	s->rollback = 0;
+	return rb ? -1 : 0;
 }
 
 static pending_t *
@@ -459,15 +474,17 @@ void
 store_put(store_t *s, rec_t *r)
 {
 	if (!s->locked) {
-		/* a failed store_lock: the transaction already failed */
+		/* a failed store_lock (reported): the transaction fails */
 		if (!store_failed(s))
 			store_fail(s, EX_SOFT_, 0, "internal error: store_put without the store lock");
+		s->rollback = 1;
 		return;
 	}
 	char j[128];
 	char *id = rec_str(r, "id");
 	if (!id_valid(id) || store_journal_of(r, j, sizeof j) < 0) {
 		store_fail(s, EX_SOFT_, 0, "internal error: record without a valid id, type or crawl_id");
+		s->rollback = 1;
 		free(id);
 		return;
 	}
@@ -646,6 +663,7 @@ store_commit(store_t *s)
 	/* files a record names are made durable before the record */
 	if (s->barrier && s->durable && !s->lazy && store_syncfs(s) < 0) {
 		store_discard(s);
+		s->rollback = 1;
 		return -1;
 	}
 	char *done = xcalloc(s->npend, 1);
@@ -656,6 +674,7 @@ store_commit(store_t *s)
 		if (!done[i])
 			rc = write_journal(s, s->pend[i].journal, done, &w[nw++]);
 	if (rc < 0) {
+		s->rollback = 1;
 		for (size_t k = 0; k < nw; k++)
 			unwrite_journal(s, &w[k]);
 		/* the index in memory took the staged versions: reload it */

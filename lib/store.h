@@ -47,14 +47,17 @@
  * Errors.  The store never exits: a function that fails records the error
  * in s->err (an exit code of exitcodes.h) and s->errmsg (the message, with
  * the path and strerror: "unable to append to D/crawls.jsonl: No space left
- * on device"), and returns -1 (or, for lookups, "not found").  A
- * transaction (store_lock .. store_unlock) in which anything failed commits
- * nothing: store_commit writes every journal first and appends the index
- * lines only when all were written (and synced); when one fails, the lines
- * already written by this commit are cut off again (ftruncate to the size
- * before, then synced), the staged records are dropped, the index in memory
- * is dropped (reloaded from the file at the next lock), and store_unlock
- * releases the lock and returns -1.  The caller reports s->errmsg and
+ * on device"), counts it in s->nerr, and returns -1 (or, for lookups, "not
+ * found").  A commit is all or nothing: store_commit writes every journal
+ * first and appends the index lines only when all were written (and
+ * synced); when one fails, the lines already written by this commit are
+ * cut off again (ftruncate to the size before, then synced), the staged
+ * records are dropped, the index in memory is dropped (reloaded from the
+ * file at the next lock), and store_unlock releases the lock and returns
+ * -1.  A transaction whose store_lock failed commits nothing either.  A
+ * read that failed (one unreadable journal) fails only its lookup: what
+ * else the transaction staged is committed, and store_failed() tells the
+ * caller that something went wrong since store_lock.  The caller reports s->errmsg and
  * decides: a tool exits with s->err, abx-tick puts the item back and goes on.
  * If even the cut fails (EIO), the message says the commit may have been
  * kept.  Out of memory is the exception: it exits 70 (err.h).
@@ -117,6 +120,7 @@ typedef struct store {
 	int err;                       /* exit code of the last error; 0: none */
 	char errmsg[512];              /* its message, without the program name */
 	unsigned nerr, txerr;          /* errors so far; at store_lock */
+	int rollback;                  /* this transaction commits nothing */
 } store_t;
 
 /* Open DIR (NULL: $ABX_DIR, else the default).  create: make it if absent;
@@ -136,8 +140,8 @@ int store_fail(store_t *s, int code, int errnum, const char *fmt, ...)
 int store_failed(const store_t *s);
 
 int store_lock(store_t *s);        /* blocking flock; refreshes the index; 0 or -1 */
-/* Commits what is staged and releases the lock (always); 0, or -1 if
- * anything failed in the transaction (nothing of it was committed). */
+/* Commits what is staged and releases the lock (always); 0, or -1 if the
+ * commit failed or store_lock had (nothing of it was committed). */
 int store_unlock(store_t *s);
 int store_commit(store_t *s);      /* 0, or -1: rolled back (see Errors) */
 void store_discard(store_t *s);    /* drop what is staged */

@@ -541,6 +541,7 @@ finish(crawlrun_t *cr, worker_t *w, int status)
 	store_t *s = t->s;
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	rec_t r;
+	unsigned nerr = s->nerr;
 	if (*t->signals) {
 		requeue(t, w->id, "interrupted by a signal");
 	} else if (store_get(s, w->id, &r) == 0) {
@@ -578,7 +579,7 @@ finish(crawlrun_t *cr, worker_t *w, int status)
 			worker_done(cr, w, &r);
 		}
 		rec_free(&r);
-	} else if (store_failed(s)) {
+	} else if (s->nerr != nerr) {
 		tick_error(t, "unable to read snapshot %s", w->id);
 	}
 	lease_drop(w->lease_fd);

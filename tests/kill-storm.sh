@@ -105,10 +105,11 @@ is "$(jq -r 'select(.type == "Snapshot") | "\(.url) \(.id)"' "$J" | sort -u | aw
 is "$(jq -r 'select(.type == "Snapshot" and .status == "sealed" and .downloaded_at != null) | .id' "$J" |
 	sort | uniq -d)" "" "each snapshot was sealed once"
 ok "each snapshot's index.jsonl has one result per hook" all_results_once "$D"
+find "$D" -name '*.jsonl' >"$T/jsonl"
 bad=0
-for f in $(find "$D" -name '*.jsonl' ! -name '*.torn'); do
+while read -r f; do
 	jq -c . "$f" >/dev/null 2>&1 || { bad=$((bad + 1)); diag "invalid JSON in $f"; }
-done
+done <"$T/jsonl"
 is "$bad" 0 "every JSONL line in the data directory is valid JSON"
 failed3=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r 'select(.notes // "" | test("three times")) | .url' | wc -l)
 diag "$failed3 pages were given up after three killed workers"

@@ -85,10 +85,12 @@ is "$(jq -r 'select(.type == "Snapshot" and .status == "sealed") | .id' \
 # ---- 3. abx-tick started with SIGCHLD ignored
 D=$T/d3
 abx-add -d "$D" --plugins probe http://127.0.0.1:9/fast1 http://127.0.0.1:9/fast2 >/dev/null
+# shellcheck disable=SC2016
 expect_exit 0 "abx-tick with SIGCHLD ignored runs the crawl" \
 	timeout 30 perl -e '$SIG{CHLD} = "IGNORE"; exec @ARGV or die' abx-tick -d "$D"
 is "$(abx-ls -d "$D" -k snapshot -s sealed --jsonl | wc -l | tr -d ' ')" 2 "both snapshots are sealed"
 abx-add -d "$D" --plugins probe http://127.0.0.1:9/slow3 >/dev/null
+# shellcheck disable=SC2016
 perl -e '$SIG{CHLD} = "IGNORE"; exec @ARGV or die' abx-tick -d "$D" 2>/dev/null &
 tick=$!
 ok "its worker starts" wait_for 20 workers
