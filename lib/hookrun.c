@@ -15,7 +15,6 @@
 
 #include "clock.h"
 #include "err.h"
-#include "exitcodes.h"
 #include "hookrun.h"
 
 #define GRACE_MAX 10          /* s: SIGTERM → SIGKILL */
@@ -262,7 +261,7 @@ proc_wait(proc_t **ps, size_t n, int64_t until, const sigset_t *mask, volatile s
     int seen)
 {
 	struct pollfd *fds = xcalloc(n + 1, sizeof *fds);
-	int rc;
+	int rc, e;
 	for (;;) {
 		int64_t now = clock_mono(), next = until;
 		int polled = 0;
@@ -298,12 +297,28 @@ proc_wait(proc_t **ps, size_t n, int64_t until, const sigset_t *mask, volatile s
 		if (polled && (wait < 0 || wait > 10000))
 			wait = 10000;
 		struct timespec ts = {wait / 1000000, (wait % 1000000) * 1000};
-		if (ppoll(fds, nf, wait < 0 ? NULL : &ts, mask) < 0 && errno != EINTR)
-			diesys(EX_SOFT_, "unable to wait for hooks");
+		if (ppoll(fds, nf, wait < 0 ? NULL : &ts, mask) < 0 && errno != EINTR) {
+			if (errno != ENOMEM && errno != EAGAIN) {
+				rc = -3;
+				goto out;
+			}
+			sleep_ms(10);   /* short of kernel memory: try again */
+		}
 	}
 out:
+	e = errno;
 	free(fds);
+	errno = e;
 	return rc;
+}
+
+void
+proc_reap(proc_t *p, int why)
+{
+	if (p->state != PROC_RUN && p->state != PROC_TERM && p->state != PROC_KILL)
+		return;
+	proc_kill(p, why);
+	finish(p);
 }
 
 void

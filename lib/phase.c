@@ -30,6 +30,7 @@
 #include "phase.h"
 #include "plugin.h"
 #include "results.h"
+#include "runmark.h"
 
 extern char **environ;
 
@@ -80,8 +81,12 @@ typedef struct {
 	const char *requester;     /* plugin whose binary a provider resolves */
 	int interrupted, out_broken;
 	int signals;               /* how many of *o->stop were acted on */
-	long long max_size;        /* SNAPSHOT_MAX_SIZE, 0: none */
+	long long max_size;        /* SNAPSHOT_MAX_SIZE or the crawl's budget, 0: none */
+	char *limit_note;          /* what a hook stopped at max_size is told */
 	int size_stop;
+	int64_t next_size_check;   /* monotonic µs */
+	int wait_err;              /* errno of a wait that failed */
+	runmark_t mark;
 } phase_t;
 
 int
@@ -224,6 +229,8 @@ load_config(phase_t *ph)
 	/* the lease is abx-hook's, never a hook's */
 	conf_unset(c, "ABX_LEASE_FD");
 	conf_unset(c, "ABX_ID");
+	conf_unset(c, "ABX_SIZE_BUDGET");
+	conf_set(c, "ABX_RUN", ph->mark.token, CONF_FORCED);   /* runmark.h */
 	char *crawl_dir = xasprintf("%s/crawls/%s", ph->data_abs, ph->crawl_id);
 	conf_set(c, "DATA_DIR", ph->data_abs, CONF_FORCED);
 	conf_set(c, "CRAWL_DIR", crawl_dir, CONF_FORCED);
@@ -301,101 +308,11 @@ prepare_run(phase_t *ph, run_t *r, const char *rel)
 	return r->outfd < 0 || r->errfd < 0 ? -1 : 0;
 }
 
-/*
- * "<hook>.pid" in the hook's cwd holds "PID STARTTIME" while it runs, as
- * ArchiveBox's runtime writes one.  A worker killed with kill -9 leaves its
- * hooks running (each is its own session); the next phase on that snapshot
- * or crawl finds their pid files and kills those groups first
- * (kill_leftovers), so a rerun never races an orphan of the last run.
- */
-static void
-pidfile_write(run_t *r)
-{
-	char name[300], line[64];
-	snprintf(name, sizeof name, "%s.pid", r->h->stem);
-	int n = snprintf(line, sizeof line, "%ld %lld\n", (long)r->p.pid, proc_starttime(r->p.pid));
-	int fd = openat(r->cwdfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		if (write(fd, line, n) != n) {
-			/* a missing pid file only weakens orphan cleanup */
-		}
-		close(fd);
-	}
-}
-
-static void
-kill_leftover(int dfd, const char *name)
-{
-	char buf[64];
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n > 0) {
-		buf[n] = 0;
-		long pid = 0;
-		long long st = -1;
-		if (sscanf(buf, "%ld %lld", &pid, &st) == 2 && pid > 1 && st > 0 &&
-		    proc_starttime(pid) == st) {
-			warnx_("killing hook process group %ld left running by an earlier worker", pid);
-			killpg(pid, SIGKILL);
-			kill(pid, SIGKILL);
-			/* not our children: wait (2 s at most) until they are gone,
-			 * so that what they held (files, locks) is free again */
-			for (int i = 0; i < 200 && proc_starttime(pid) == st; i++) {
-				struct timespec ts = {0, 10 * 1000000};
-				nanosleep(&ts, NULL);
-			}
-			for (int i = 0; i < 200 && killpg(pid, 0) == 0; i++) {
-				struct timespec ts = {0, 10 * 1000000};
-				nanosleep(&ts, NULL);
-			}
-		}
-	}
-	unlinkat(dfd, name, 0);
-}
-
-static void
-kill_leftovers(phase_t *ph)
-{
-	int bfd = fs_opendir(ph->s->dfd, ph->base_rel);
-	DIR *d = bfd >= 0 ? fdopendir(bfd) : NULL;
-	if (!d) {
-		if (bfd >= 0)
-			close(bfd);
-		return;
-	}
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!name_valid(e->d_name))
-			continue;
-		int pfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		DIR *pd = pfd >= 0 ? fdopendir(pfd) : NULL;
-		if (!pd) {
-			if (pfd >= 0)
-				close(pfd);
-			continue;
-		}
-		struct dirent *f;
-		while ((f = readdir(pd))) {
-			size_t l = strlen(f->d_name);
-			if (l > 4 && strcmp(f->d_name + l - 4, ".pid") == 0 && strncmp(f->d_name, "on_", 3) == 0)
-				kill_leftover(dirfd(pd), f->d_name);
-		}
-		closedir(pd);
-	}
-	closedir(d);
-}
-
 static void
 release_run(run_t *r)
 {
-	if (r->cwdfd >= 0 && r->h && r->started && !r->spawn_err && r->p.state != PROC_DETACHED) {
-		char name[300];
-		snprintf(name, sizeof name, "%s.pid", r->h->stem);
-		unlinkat(r->cwdfd, name, 0);
-	}
+	if (r->cwdfd >= 0 && r->h && r->started && !r->spawn_err)
+		pidfile_remove(r->cwdfd, r->h->stem);   /* a daemon's: its .daemon.json says */
 	if (r->cwdfd >= 0)
 		close(r->cwdfd);
 	if (r->outfd >= 0)
@@ -455,8 +372,9 @@ spawn_run(phase_t *ph, run_t *r, conf_t *pc, long timeout)
 	r->started = 1;
 	r->spawn_err = proc_spawn(&r->p, &sp, timeout);
 	conf_envp_free(envp);
+	fault_point("hook-after-spawn");   /* the marker and ABX_RUN find it */
 	if (!r->spawn_err)
-		pidfile_write(r);
+		pidfile_write(r->cwdfd, r->h->stem, r->p.pid);
 	progress_note(r->h->stem);
 }
 
@@ -492,15 +410,22 @@ run_provider_hook(phase_t *ph, hook_t *h, const binreq_t *req, char **abspath, c
 		spawn_run(ph, &r, pc, timeout);
 		if (!r.spawn_err) {
 			proc_t *pp = &r.p;
-			while (pp->state != PROC_DONE)
-				if (proc_wait(&pp, 1, 0, ph->o->waitmask, ph->o->stop, ph->signals) == -2) {
+			while (pp->state != PROC_DONE) {
+				int k = proc_wait(&pp, 1, 0, ph->o->waitmask, ph->o->stop, ph->signals);
+				if (k == -2) {
 					ph->signals = *ph->o->stop;
 					ph->interrupted = 1;
 					if (ph->signals > 1)
 						proc_kill(pp, WHY_INTERRUPTED);
 					else
 						proc_stop(pp, WHY_INTERRUPTED);
+				} else if (k == -3) {
+					ph->wait_err = errno;
+					ph->interrupted = 1;
+					warnsys("unable to wait for %s; killing it", h->stem);
+					proc_reap(pp, WHY_INTERRUPTED);
 				}
+			}
 			hookout_t o;
 			hookout_read(r.outfd, NULL, &o);
 			for (size_t i = 0; i < o.nbins && rc < 0; i++) {
@@ -798,6 +723,25 @@ stdout_binary(const rec_t *in, const char *plugin, binres_t *res)
 	free(name), free(ap), free(ver), free(by);
 }
 
+/* A hook stopped by the size watch: results.c words its reason without the
+ * limit, as the first "; "-separated part of the notes; ours takes its
+ * place. */
+static void
+limit_verdict(verdict_t *v, const char *note)
+{
+	char *old = buf_cstr(&v->notes);
+	const char *rest = old;
+	if (strncmp(old, "stopped:", 8) == 0)
+		rest = (rest = strstr(old, "; ")) ? rest + 2 : "";
+	buf_t b = {0};
+	buf_adds(&b, note);
+	if (*rest)
+		buf_addf(&b, "; %s", rest);
+	buf_free(&v->notes);
+	v->notes = b;
+	buf_cstr(&v->notes);
+}
+
 /* A hook has finished (or could not start): commit and print its records. */
 static void
 record_run(phase_t *ph, run_t *r)
@@ -831,6 +775,8 @@ record_run(phase_t *ph, run_t *r)
 		buf_cstr(&v.notes);
 	} else {
 		result_verdict(&r->p, r->spawn_err, r->h->path, ran ? &o : NULL, tail.p, &v);
+		if (r->p.why == WHY_LIMIT && ph->limit_note)
+			limit_verdict(&v, ph->limit_note);
 	}
 	prior_t *key = ph->snapshot ? result_key(ph, r->h) : NULL;
 	result_t x = {
@@ -936,17 +882,59 @@ on_signals(phase_t *ph)
 		}
 }
 
-/* SNAPSHOT_MAX_SIZE: once the snapshot's directory reaches it, the running
- * hooks are stopped and the remaining ones are not started. */
+/* The size watch: while hooks run, every SIZE_CHECK_US and whenever one
+ * ends, the snapshot's directory is measured; once it is over max_size,
+ * the running hooks are stopped as at a timeout (recorded failed, with
+ * limit_note) and the remaining ones are not started. */
+#define SIZE_CHECK_US 2000000
+
 static void
 check_size(phase_t *ph)
 {
-	if (ph->max_size <= 0 || ph->size_stop || fs_du(ph->s->dfd, ph->base_rel) < ph->max_size)
+	if (ph->max_size <= 0 || ph->size_stop)
+		return;
+	ph->next_size_check = clock_mono() + SIZE_CHECK_US;
+	if (fs_du(ph->s->dfd, ph->base_rel) <= ph->max_size)
 		return;
 	ph->size_stop = 1;
 	for (size_t i = 0; i < ph->nhooks; i++)
 		if (running(&ph->runs[i]))
 			proc_stop(&ph->runs[i].p, WHY_LIMIT);
+}
+
+/* The limit and its note: SNAPSHOT_MAX_SIZE, or the part of the crawl's
+ * CRAWL_MAX_SIZE left for this snapshot (o->size_budget), the smaller. */
+static void
+size_limit(phase_t *ph)
+{
+	const char *v = conf_get(&ph->conf, "SNAPSHOT_MAX_SIZE");
+	long long snap = parse_size(v), budget = ph->o->size_budget;
+	if (!ph->snapshot || (snap <= 0 && budget <= 0))
+		return;
+	if (budget > 0 && (snap <= 0 || budget < snap)) {
+		const char *c = conf_get(&ph->conf, "CRAWL_MAX_SIZE");
+		ph->max_size = budget;
+		ph->limit_note = xasprintf("stopped: CRAWL_MAX_SIZE%s%s exceeded (%lld bytes were left "
+		    "for this snapshot)", c ? " " : "", c ? c : "", budget);
+	} else {
+		ph->max_size = snap;
+		ph->limit_note = xasprintf("stopped: SNAPSHOT_MAX_SIZE %s exceeded", v);
+	}
+}
+
+/* proc_wait cannot wait (ppoll failed): end the running hooks now. */
+static void
+on_wait_error(phase_t *ph)
+{
+	ph->wait_err = errno;
+	warnsys("unable to wait for the hooks of %s %s; killing them", ph->o->family, ph->o->id);
+	ph->interrupted = 1;
+	for (size_t i = 0; i < ph->nhooks; i++)
+		if (running(&ph->runs[i])) {
+			proc_reap(&ph->runs[i].p, WHY_INTERRUPTED);
+			record_run(ph, &ph->runs[i]);
+			release_run(&ph->runs[i]);
+		}
 }
 
 static void
@@ -961,13 +949,18 @@ wait_runs(phase_t *ph, int what, size_t which)
 				ps[n] = &ph->runs[i].p;
 				rs[n++] = &ph->runs[i];
 			}
-		int k = proc_wait(ps, n, 0, ph->o->waitmask, ph->o->stop, ph->signals);
+		int64_t until = ph->max_size > 0 && !ph->size_stop ? ph->next_size_check : 0;
+		int k = proc_wait(ps, n, until, ph->o->waitmask, ph->o->stop, ph->signals);
 		if (k >= 0) {
 			record_run(ph, rs[k]);
 			release_run(rs[k]);
 			check_size(ph);
+		} else if (k == -1) {
+			check_size(ph);
 		} else if (k == -2) {
 			on_signals(ph);
+		} else {
+			on_wait_error(ph);
 		}
 	}
 	free(ps);
@@ -1084,6 +1077,8 @@ phase_free(phase_t *ph)
 		free(ph->prior[i].plugin), free(ph->prior[i].hook), free(ph->prior[i].id),
 		    free(ph->prior[i].created_at);
 	free(ph->prior);
+	free(ph->limit_note);
+	runmark_free(&ph->mark);
 	free(ph->hooks);
 	free(ph->runs);
 	if (!ph->borrowed_ps)
@@ -1094,20 +1089,68 @@ void
 phase_signals(void (*handler)(int), sigset_t *waitmask)
 {
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	/* nothing inherited counts: an ignored SIGCHLD would reap the hooks
+	 * for us (and spin a poll on their pidfds), an ignored or blocked
+	 * SIGTERM would make us unstoppable */
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction old;
+		if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &old) == 0 &&
+		    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
+			signal(sig, SIG_DFL);
+	}
 	sigset_t block;
 	sigemptyset(&block);
-	for (int i = 0; i < 3; i++)
-		sigaddset(&block, sigs[i]);
-	sigprocmask(SIG_BLOCK, &block, waitmask);
+	sigemptyset(waitmask);
 	struct sigaction sa = {0};
 	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 3; i++) {
-		sigdelset(waitmask, sigs[i]);
+		sigaddset(&block, sigs[i]);
 		sigaction(sigs[i], &sa, NULL);
 	}
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGCHLD, SIG_DFL);
+	/* the handlers are in place before a pending signal is let through */
+	sigprocmask(SIG_SETMASK, &block, NULL);
+}
+
+/* Before the first hook starts: end what a dead run of this item left
+ * (runmark.h) and mark ours.  The crawl phases keep the recorded daemons
+ * (CrawlCleanup stops them itself, gracefully), and CrawlSetup starts the
+ * crawl's daemons afresh: ones an earlier run left running (its tick was
+ * stopped before the crawl's cleanup) are stopped first, not run twice.
+ * Returns 0, or an exit code. */
+static int
+phase_begin(phase_t *ph, int setup)
+{
+	char **keep = ph->snapshot ? NULL : crawl_daemon_runs(ph->s, ph->crawl_id);
+	int dead = runmark_clear_dead(ph->s, &ph->mark, keep);
+	for (char **k = keep; k && *k; k++)
+		free(*k);
+	free(keep);
+	if (dead < 0)
+		return EX_TEMPFAIL_;
+	if (!ph->nhooks)
+		return 0;
+	if (setup)
+		hook_stop_daemons(ph->s, ph->crawl_id, ph->o->out);
+	if (runmark_begin(ph->s, &ph->mark) < 0) {
+		warnsys("unable to create %s/%s/.abx-run (the mark of a running phase)", ph->s->dir,
+		    ph->base_rel);
+		return EX_CANTCREAT_;
+	}
+	return 0;
+}
+
+/* The crawl's end: its daemons get SIGTERM and their grace; then whatever
+ * carries a token of the crawl's runs (what a daemon started in a session
+ * of its own) is ended.  Returns the number of daemons stopped. */
+static int
+stop_crawl_daemons(phase_t *ph)
+{
+	int n = hook_stop_daemons(ph->s, ph->crawl_id, ph->o->out);
+	if (n > 0)
+		run_sweep(ph->crawl_id, ph->mark.token, NULL, NULL, 0);
+	return n;
 }
 
 int
@@ -1118,11 +1161,13 @@ phase_run(store_t *s, const phase_opts_t *o)
 	ph.s = s;
 	ph.o = o;
 	ph.snapshot = strcmp(o->family, "Snapshot") == 0;
+	ph.mark.dirfd = -1;
 	int cleanup = strcmp(o->family, "CrawlCleanup") == 0;
 	int setup = strcmp(o->family, "CrawlSetup") == 0;
 	int rc = load_target(&ph);
 	if (rc)
 		goto out;
+	runmark_init(&ph.mark, o->id, ph.base_rel);
 	load_config(&ph);
 	char **path = plugins_path(ph.data_abs);
 	if (o->discovered) {
@@ -1156,8 +1201,10 @@ phase_run(store_t *s, const phase_opts_t *o)
 		rc = ph.nhooks ? 0 : EX_NOTHING;
 		goto out;
 	}
+	if ((rc = phase_begin(&ph, setup)))
+		goto out;
 	if (!ph.nhooks) {
-		rc = cleanup && hook_stop_daemons(s, ph.crawl_id, o->out) > 0 ? 0 : EX_NOTHING;
+		rc = cleanup && stop_crawl_daemons(&ph) > 0 ? 0 : EX_NOTHING;
 		goto out;
 	}
 	if (ph.snapshot) {
@@ -1167,24 +1214,27 @@ phase_run(store_t *s, const phase_opts_t *o)
 		if (hr && strcmp(hr, "true") == 0)   /* else no result exists */
 			store_each(s, j, ph.snap_id, load_prior, &ph);
 	}
-	if (!setup)
-		kill_leftovers(&ph);   /* CrawlSetup daemons are expected to run on */
 	resolve_binaries(&ph);
 	ph.runs = xcalloc(ph.nhooks, sizeof(run_t));
-	ph.max_size = parse_size(conf_get(&ph.conf, "SNAPSHOT_MAX_SIZE"));
+	size_limit(&ph);
+	ph.next_size_check = clock_mono() + SIZE_CHECK_US;
 	for (size_t i = 0; i < ph.nhooks; i++) {
 		if (o->stop && *o->stop > ph.signals)
 			on_signals(&ph);
 		if (ph.interrupted)
 			break;
+		if (!ph.hooks[i]->bg && ph.hooks[i]->order >= PARSER_ORDER)
+			wait_runs(&ph, UNTIL_EXTRACTORS, i);
+		if (ph.interrupted)
+			break;
+		if (ph.max_size > 0 && clock_mono() >= ph.next_size_check)
+			check_size(&ph);
 		if (ph.size_stop) {
 			ph.runs[i].h = ph.hooks[i];
 			ph.runs[i].not_run = "not run: the snapshot reached SNAPSHOT_MAX_SIZE";
 			record_run(&ph, &ph.runs[i]);
 			continue;
 		}
-		if (!ph.hooks[i]->bg && ph.hooks[i]->order >= PARSER_ORDER)
-			wait_runs(&ph, UNTIL_EXTRACTORS, i);
 		start_hook(&ph, i);
 		if (!ph.hooks[i]->bg)
 			wait_runs(&ph, UNTIL_DONE, i);
@@ -1194,9 +1244,9 @@ phase_run(store_t *s, const phase_opts_t *o)
 		run_t *r = &ph.runs[i];
 		if (!running(r))
 			continue;
-		if (setup && !ph.interrupted) {
+		if (setup && !ph.interrupted &&
+		    crawl_daemon_record(s, r->rel, r->h->stem, &r->p, r->process_id, ph.mark.token) == 0) {
 			proc_detach(&r->p);
-			crawl_daemon_record(s, r->rel, r->h->stem, &r->p, r->process_id);
 			record_run(&ph, r);
 			release_run(r);
 		} else {
@@ -1205,10 +1255,12 @@ phase_run(store_t *s, const phase_opts_t *o)
 	}
 	wait_runs(&ph, UNTIL_ALL, 0);
 	if (cleanup)
-		hook_stop_daemons(s, ph.crawl_id, o->out);
-	if (o->reap_orphans)
+		stop_crawl_daemons(&ph);
+	if (o->reap_orphans) {
 		reap_orphans(&ph);
-	rc = ph.interrupted ? EX_TEMPFAIL_ : 0;
+		runmark_end(&ph.mark);   /* else what escaped is ended by the next run */
+	}
+	rc = ph.wait_err ? EX_SOFT_ : ph.interrupted ? EX_TEMPFAIL_ : 0;
 out:
 	phase_free(&ph);
 	return rc;

@@ -62,6 +62,8 @@ typedef struct {
 	FILE *out;                  /* records as JSONL, or NULL */
 	const sigset_t *waitmask;   /* signal mask while waiting, or NULL */
 	volatile sig_atomic_t *stop;
+	long long size_budget;      /* bytes the snapshot may hold: what is
+	                             * left of CRAWL_MAX_SIZE; 0: no limit */
 } phase_opts_t;
 
 /*
