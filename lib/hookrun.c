@@ -39,6 +39,15 @@ spawn_setup(posix_spawnattr_t *a, posix_spawn_file_actions_t *fa, int outfd, int
 	sigfillset(&all);
 	sigdelset(&all, SIGKILL);
 	sigdelset(&all, SIGSTOP);
+#ifdef __GLIBC__
+	/* glibc's sigfillset leaves out the two real-time signals it keeps
+	 * for itself (32, 33), and its posix_spawn then sets them to SIG_IGN
+	 * in the child, which execve keeps: name them by hand */
+	for (int sig = 32; sig < SIGRTMIN; sig++) {
+		size_t w = 8 * sizeof all.__val[0];
+		all.__val[(sig - 1) / w] |= 1UL << ((sig - 1) % w);
+	}
+#endif
 	posix_spawnattr_init(a);
 	posix_spawnattr_setflags(a, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	posix_spawnattr_setsigmask(a, &none);
