@@ -372,7 +372,7 @@ spawn_run(phase_t *ph, run_t *r, conf_t *pc, long timeout)
 	r->started = 1;
 	r->spawn_err = proc_spawn(&r->p, &sp, timeout);
 	conf_envp_free(envp);
-	fault_point("hook-after-spawn");   /* the marker and ABX_RUN find it */
+	fault_point("hook-after-spawn");   /* the mark and ABX_RUN find it */
 	if (!r->spawn_err)
 		pidfile_write(r->cwdfd, r->h->stem, r->p.pid);
 	progress_note(r->h->stem);
@@ -1134,8 +1134,7 @@ phase_begin(phase_t *ph, int setup)
 	if (setup)
 		hook_stop_daemons(ph->s, ph->crawl_id, ph->o->out);
 	if (runmark_begin(ph->s, &ph->mark) < 0) {
-		warnsys("unable to create %s/%s/.abx-run (the mark of a running phase)", ph->s->dir,
-		    ph->base_rel);
+		warnsys("unable to mark %s/%s as running hooks (its sticky bit)", ph->s->dir, ph->base_rel);
 		return EX_CANTCREAT_;
 	}
 	return 0;

@@ -18,7 +18,6 @@
 #include "json.h"
 #include "runmark.h"
 
-#define MARKER ".abx-run"
 #define TERM_GRACE_MS 2000    /* SIGTERM → SIGKILL */
 #define KILL_WAIT_MS 2000     /* how long a SIGKILLed process may take */
 #define KILL_ROUNDS 20        /* walks of /proc after the SIGTERM one */
@@ -347,7 +346,7 @@ pidfile_write(int dirfd, const char *stem, pid_t pid)
 	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		if (write(fd, line, n) != n) {
-			/* a hint only: the token and the marker find the hook */
+			/* a hint only: the token and the mark find the hook */
 		}
 		close(fd);
 	}
@@ -433,7 +432,7 @@ pidfile_sessions(runmark_t *m, pid_t **sids, size_t *n)
 	closedir(d);
 }
 
-/* ------------------------------------------------------------ the marker */
+/* ------------------------------------------------------------ the mark */
 
 void
 runmark_init(runmark_t *m, const char *item, const char *dir)
@@ -457,39 +456,36 @@ runmark_free(runmark_t *m)
 	m->dir = NULL;
 }
 
+/* The mark: the sticky bit of the item's directory (a mode bit: setting
+ * and clearing it writes no block and creates no inode).  1 marked, 0 not,
+ * -1 unknown (errno). */
+static int
+marked(runmark_t *m)
+{
+	struct stat st;
+	if (fstat(m->dirfd, &st) < 0)
+		return -1;
+	m->mode = st.st_mode & 07777;
+	m->have_mode = 1;
+	return (m->mode & S_ISVTX) != 0;
+}
+
 int
 runmark_clear_dead(store_t *s, runmark_t *m, char *const *keep)
 {
 	if (m->dirfd < 0)
 		m->dirfd = fs_opendir(s->dfd, m->dir);
-	if (m->dirfd < 0)
-		return 0;   /* no directory: no run ever started a hook here */
-	int fd = openat(m->dirfd, MARKER, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return 0;   /* the last run ended cleanly (the common case) */
-	buf_t b = {0};
-	rec_t r;
-	int parsed = fs_read_fd(fd, &b) == 0 && rec_parse(&r, b.p, b.len) == 0;
-	close(fd);
-	char *host = parsed ? rec_str(&r, "host") : NULL, *boot = parsed ? rec_str(&r, "boot_id") : NULL;
-	int rc = 0;
-	if (host && strcmp(host, s->host) != 0) {
-		warnx_("%s/%s/" MARKER ": a run of %s on host %s did not finish; its hooks may still "
-		    "run there", s->dir, m->dir, m->item, host);
-	} else if (!boot || strcmp(boot, s->boot_id) == 0) {
-		/* the same boot (or a marker cut short): something may be left */
-		pid_t *sids = NULL;
-		size_t nsids = 0;
-		pidfile_sessions(m, &sids, &nsids);
-		rc = run_sweep(m->item, m->token, keep, sids, nsids) < 0 ? -1 : 0;
-		free(sids);
-	}
-	if (rc == 0 && unlinkat(m->dirfd, MARKER, 0) < 0 && errno != ENOENT)
-		warnsys("unable to remove %s/%s/" MARKER, s->dir, m->dir);
-	free(host), free(boot);
-	if (parsed)
-		rec_free(&r);
-	buf_free(&b);
+	int mark = m->dirfd < 0 ? 0 : marked(m);
+	if (mark == 0)
+		return 0;   /* no run ever started a hook here, or the last ended cleanly */
+	pid_t *sids = NULL;
+	size_t nsids = 0;
+	pidfile_sessions(m, &sids, &nsids);
+	int rc = run_sweep(m->item, m->token, keep, sids, nsids) < 0 ? -1 : 0;
+	free(sids);
+	if (rc == 0 && mark > 0 && fchmod(m->dirfd, m->mode & ~S_ISVTX) < 0)
+		warnsys("unable to clear the mark (sticky bit) of %s/%s", s->dir, m->dir);
+	m->mode &= ~S_ISVTX;
 	return rc;
 }
 
@@ -498,33 +494,16 @@ runmark_begin(store_t *s, runmark_t *m)
 {
 	if (m->dirfd < 0 && fs_mkdirs(s->dfd, m->dir) == 0)
 		m->dirfd = fs_opendir(s->dfd, m->dir);
-	if (m->dirfd < 0)
+	if (m->dirfd < 0 || (!m->have_mode && marked(m) < 0) || fchmod(m->dirfd, m->mode | S_ISVTX) < 0)
 		return -1;
-	buf_t b = {0};
-	buf_adds(&b, "{\"run\":");
-	buf_json_strz(&b, m->token);
-	buf_adds(&b, ",\"host\":");
-	buf_json_strz(&b, s->host);
-	buf_adds(&b, ",\"boot_id\":");
-	buf_json_strz(&b, s->boot_id);
-	buf_addf(&b, ",\"pid\":%ld}\n", (long)getpid());
-	int fd = openat(m->dirfd, MARKER, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		/* its existence is the mark: a short write (a full disk) still
-		 * marks the run, read as a marker cut short */
-		if (write(fd, b.p, b.len) < 0) {
-		}
-		close(fd);
-		m->marked = 1;
-	}
-	buf_free(&b);
-	return fd >= 0 ? 0 : -1;
+	m->marked = 1;
+	return 0;
 }
 
 void
 runmark_end(runmark_t *m)
 {
-	if (m->marked && m->dirfd >= 0 && unlinkat(m->dirfd, MARKER, 0) < 0 && errno != ENOENT)
-		warnsys("unable to remove %s/" MARKER, m->dir);
+	if (m->marked && fchmod(m->dirfd, m->mode & ~S_ISVTX) < 0)
+		warnsys("unable to clear the mark (sticky bit) of %s", m->dir);
 	m->marked = 0;
 }

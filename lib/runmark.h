@@ -8,34 +8,34 @@
  * three marks:
  *  1. the run token: every hook it starts, BinaryRequest hooks included,
  *     has ABX_RUN=<item id>/<run id> (a fresh UUIDv7) in its environment.
- *     The kernel keeps it: /proc/PID/environ is the environment the
- *     process was exec'd with, and every descendant inherits it across
- *     fork, setsid, double forks and execve, unless it builds a new
- *     environment (env -i) or writes over its own (setproctitle);
- *  2. the marker <item dir>/.abx-run,
- *         {"run":TOKEN,"host":"..","boot_id":"..","pid":N}
- *     created before the run's first hook starts and removed after its last
- *     hook and every descendant left behind were reaped (runmark_begin,
- *     runmark_end): it exists only while a run goes on, or after one died.
- *     It is not synced: a machine crash ends the hooks too;
+ *     The kernel keeps it: /proc/PID/environ is the environment a process
+ *     was exec'd with, and every descendant inherits it across fork,
+ *     setsid, double forks and execve, unless it builds a new environment
+ *     (env -i) or writes over its own (setproctitle);
+ *  2. the mark: the sticky bit (S_ISVTX, `ls -ld` shows a "t") of the
+ *     item's directory, set before the run's first hook starts and cleared
+ *     after its last hook and every descendant it left were reaped
+ *     (runmark_begin, runmark_end): it is set only while a run goes on, or
+ *     after one died.  A mode bit costs no inode and no data block (a
+ *     marker file created and removed cost 90-250 µs a snapshot on ext4);
  *  3. <hook_name>.pid in each hook's cwd, "PID STARTTIME" (the start time
  *     of /proc/PID/stat), written just after the hook started and removed
- *     when it ended, as ArchiveBox's runtime writes one; a hint only.
+ *     when it ended, as ArchiveBox's runtime writes one: a hint only.
  *
- * Since the marker comes first and goes last, whatever instant a run dies
- * at, the marker is there if anything of it can still be alive (a kill
- * between posix_spawn and the pid file leaves a hook with no pid file, but
- * with the token and the marker).  So the next run walks /proc only when it
- * finds a marker (runmark_clear_dead); a run after a clean one pays one
- * file created and removed, never a walk of /proc (about 6 µs a process:
+ * Since the mark is set first and cleared last, whatever instant a run dies
+ * at, the mark is there if anything of it can still be alive (a kill
+ * between posix_spawn and the pid file leaves a hook without a pid file,
+ * but with the token and the mark).  So the next run walks /proc only when
+ * it finds the mark (runmark_clear_dead); a run after a clean one pays an
+ * fstat and two fchmods, never a walk of /proc (about 6 µs a process:
  * 3 ms with 500 processes).
  *
  * run_sweep() ends a dead run's processes: every process whose ABX_RUN
  * names the item but another run than ours and than the runs in keep (the
  * CrawlSetup daemons recorded in daemon.json files, which are meant to
  * outlive their run: crawldaemons.h).  No live run can own such a process:
- * a run holds the item's lease from before its marker is written until
- * after its last descendant is reaped, and the caller holds the lease now.
+ * a run holds the item's lease from before it sets the mark until after
+ * its last descendant is reaped, and the caller holds the lease now.
  * Also ended: every process in the session of such a process, or of a
  * hook named by a pid file (same start time; its ABX_RUN, if it still has
  * one, naming the item): a hook leads a session of its own, which only its
@@ -45,14 +45,13 @@
  * none (they may have forked meanwhile).  Each is signalled through a pidfd
  * opened after it matched and checked to be the same process (start
  * time), so a reused pid is never signalled, and waited for by polling
- * the pidfd (not our children: they were reparented elsewhere).  Only
- * processes whose environment we may read (our uid, or all as root) are
- * seen.
+ * the pidfd (they are not our children).  Only processes whose environment
+ * we may read (our uid, or all as root) are found; one we may not signal
+ * is reported and left.
  *
- * A marker from another host cannot be acted on here (a warning says so,
- * and the run goes on); one from another boot needs nothing (no process
- * survives a reboot).  The marker of the item, if any, is removed once
- * what its run left is gone.
+ * /proc shows this host's processes only: the hooks of a run that died on
+ * another host sharing the data directory are not found (its mark is
+ * cleared all the same); after a reboot the walk finds nothing.
  */
 #ifndef ABX_RUNMARK_H
 #define ABX_RUNMARK_H
@@ -66,7 +65,9 @@ typedef struct {
 	char token[2 * ID_LEN + 2];   /* the value of ABX_RUN: <item>/<run id> */
 	char *dir;                    /* the item's directory, relative */
 	int dirfd;                    /* open on it, or -1 */
-	int marked;                   /* our marker is there */
+	mode_t mode;                  /* its permission bits, unmarked */
+	int have_mode;
+	int marked;                   /* we set the mark */
 } runmark_t;
 
 /* A new run of item, whose directory is dir (relative to the data dir). */
@@ -74,15 +75,15 @@ void runmark_init(runmark_t *m, const char *item, const char *dir);
 void runmark_free(runmark_t *m);
 
 /*
- * If an earlier run's marker is in the item's directory, end what that
- * run left (run_sweep, with the sessions its pid files name), remove its
- * pid files and the marker.  Returns 0, or -1 if some process of it would
- * not die (a message says which; the marker is kept).
+ * If the item's directory is marked, end what the run that marked it left
+ * (run_sweep, with the sessions its pid files name), remove its pid files
+ * and clear the mark.  Returns 0, or -1 if some process of it would not
+ * die (a message says which; the mark stays).
  */
 int runmark_clear_dead(store_t *s, runmark_t *m, char *const *keep);
-/* Write our marker (the directory is created if needed): 0, or -1 errno. */
+/* Set the mark (the directory is created if needed): 0, or -1 errno. */
 int runmark_begin(store_t *s, runmark_t *m);
-/* Remove it. */
+/* Clear it. */
 void runmark_end(runmark_t *m);
 
 /*

@@ -50,7 +50,7 @@ abx-hook -d "$D" "$S" >"$T/out1" 2>"$T/err1" &
 H=$!
 ok "the hook started with its two escaped children" wait_for 10 started 1
 like "$(cat "$T/orph.log")" "^start $S/[0-9a-f-]{36}\$" "its environment has ABX_RUN=<snapshot>/<run>"
-ok "the run's marker is in the snapshot directory" test -s "$SD/.abx-run"
+ok "the run's mark is on the snapshot directory (its sticky bit)" test -k "$SD"
 kill -9 "$H"
 wait "$H" 2>/dev/null
 set -- $(cat "$SD/orph/pids")
@@ -62,7 +62,7 @@ is "$(grep -c overlap "$T/orph.log")" 0 "none of them was alive when the hook ra
 like "$(cat "$T/stderr")" "ending 4 processes left running by an earlier run of $S" "abx-hook says what it ended"
 is "$(jq -r 'select(.type=="ArchiveResult") | .status + " " + .notes' "$T/stdout")" "succeeded " \
 	"the rerun's result is recorded normally"
-ok "a clean run removes its marker" test ! -e "$SD/.abx-run"
+ok "a clean run clears its mark" test ! -k "$SD"
 ok "and its hook's pid file" test ! -e "$SD/orph/on_Snapshot__10_orph.pid"
 set -- $(cat "$SD/orph/pids")
 ok "and ends what its hook left behind" all_gone "$@"
