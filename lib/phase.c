@@ -731,8 +731,10 @@ limit_verdict(verdict_t *v, const char *note)
 {
 	char *old = buf_cstr(&v->notes);
 	const char *rest = old;
-	if (strncmp(old, "stopped:", 8) == 0)
-		rest = (rest = strstr(old, "; ")) ? rest + 2 : "";
+	if (strncmp(old, "stopped:", 8) == 0) {
+		const char *sep = strstr(old, "; ");
+		rest = sep ? sep + 2 : "";
+	}
 	buf_t b = {0};
 	buf_adds(&b, note);
 	if (*rest)
@@ -1109,6 +1111,7 @@ phase_signals(void (*handler)(int), sigset_t *waitmask)
 		sigaction(sigs[i], &sa, NULL);
 	}
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGCHLD, SIG_DFL);   /* a forked worker may inherit a handler */
 	/* the handlers are in place before a pending signal is let through */
 	sigprocmask(SIG_SETMASK, &block, NULL);
 }
