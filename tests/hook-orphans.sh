@@ -19,7 +19,9 @@ mkhook() {
 alive() { _st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1); [ -n "$_st" ] && [ "$_st" != Z ]; }
 gone() { ! alive "$1"; }
 all_gone() { for _p in "$@"; do alive "$_p" && return 1; done; return 0; }
-trap 'for f in "$T"/*.pids; do [ -s "$f" ] && xargs kill -9 <"$f" 2>/dev/null; done; cleanup' EXIT
+# the processes a failed test would leave: every run's pids, in $T/*.pids
+kill_left() { for _f in "$T"/*.pids; do [ -s "$_f" ] && xargs kill -9 <"$_f" 2>/dev/null; done; cleanup; }
+trap kill_left EXIT
 
 # The hook leaves one child in a session of its own and one double-forked
 # (reparented away), then, while $T/hold exists, waits.  When it starts, it
@@ -53,6 +55,7 @@ like "$(cat "$T/orph.log")" "^start $S/[0-9a-f-]{36}\$" "its environment has ABX
 ok "the run's mark is on the snapshot directory (its sticky bit)" test -k "$SD"
 kill -9 "$H"
 wait "$H" 2>/dev/null
+# shellcheck disable=SC2046
 set -- $(cat "$SD/orph/pids")
 ok "killing abx-hook leaves its hook and the hook's children running" sh -c "$(for p; do printf 'test -d /proc/%s && ' "$p"; done) true"
 rm -f "$T/hold"
@@ -64,6 +67,7 @@ is "$(jq -r 'select(.type=="ArchiveResult") | .status + " " + .notes' "$T/stdout
 	"the rerun's result is recorded normally"
 ok "a clean run clears its mark" test ! -k "$SD"
 ok "and its hook's pid file" test ! -e "$SD/orph/on_Snapshot__10_orph.pid"
+# shellcheck disable=SC2046
 set -- $(cat "$SD/orph/pids")
 ok "and ends what its hook left behind" all_gone "$@"
 
@@ -78,6 +82,7 @@ ABX_TEST_FAULT=hook-after-spawn abx-hook -d "$D" "$S" >"$T/out3" 2>&1
 is "$?" 137 "abx-hook dies by SIGKILL just after starting the hook"
 ok "the hook runs on" wait_for 10 started 1
 ok "with no pid file naming it" test ! -e "$SD/orph/on_Snapshot__10_orph.pid"
+# shellcheck disable=SC2046
 set -- $(cat "$SD/orph/pids")
 rm -f "$T/hold"
 expect_exit 0 "the snapshot runs again" abx-hook -d "$D" "$S"

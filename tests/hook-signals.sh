@@ -18,10 +18,13 @@ mkhook() {
 }
 alive() { _st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1); [ -n "$_st" ] && [ "$_st" != Z ]; }
 gone() { ! alive "$1"; }
-trap 'for f in "$T"/*.pid; do [ -s "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done; cleanup' EXIT
+# the processes a failed test would leave: their pids are in $T/*.pid
+kill_left() { for _f in "$T"/*.pid; do [ -s "$_f" ] && kill -9 "$(cat "$_f")" 2>/dev/null; done; cleanup; }
+trap kill_left EXIT
 # perl -e "$UNKIND" CMD...: CMD with SIGCHLD, SIGTERM and SIGUSR1 ignored,
 # SIGTERM and SIGUSR2 blocked, as some supervisors and shells start their
 # children (perl execs CMD: same pid)
+# shellcheck disable=SC2016
 UNKIND='use POSIX; $SIG{CHLD} = $SIG{TERM} = $SIG{USR1} = "IGNORE";
 	sigprocmask(SIG_BLOCK, POSIX::SigSet->new(SIGTERM, SIGUSR2));
 	exec @ARGV or die "exec: $!"'
