@@ -8,8 +8,11 @@
  *     `abx-claim -i ID abx-hook ID` ($ABX_LEASE_FD), else taken here (a
  *     by-hand repair run: the record's status is left alone); exit 75 if
  *     another worker holds it;
- *  3. become a child subreaper, block SIGINT/SIGTERM/SIGHUP except while
- *     waiting, and run the phase: records on stdout, results committed;
+ *  3. reset what signal state was inherited, become a child subreaper,
+ *     block SIGINT/SIGTERM/SIGHUP except while waiting, and run the phase
+ *     (at most $ABX_SIZE_BUDGET bytes in the snapshot, if set: what the
+ *     tick has left of the crawl's CRAWL_MAX_SIZE): records on stdout,
+ *     results committed;
  *  4. drop the lease if it was taken here.
  */
 #include <fcntl.h>
@@ -23,6 +26,7 @@
 
 #include "cli.h"
 #include "clock.h"
+#include "discover.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "ids.h"
@@ -94,6 +98,10 @@ main(int argc, char **argv)
 	const char *id = argv[optind];
 	if (!id_valid(id))
 		die(EX_DATAERR_, "not an id: %s (ids are UUIDv7 strings such as those abx-ls prints)", id);
+	long long budget = 0;
+	const char *b = getenv("ABX_SIZE_BUDGET");
+	if (b && *b && (budget = parse_size(b)) <= 0)
+		die(EX_DATAERR_, "ABX_SIZE_BUDGET=%s: not a size (bytes, or with a unit: 45mb)", b);
 	char **names = NULL;
 	if (plugins) {
 		const char *bad = NULL;
@@ -114,6 +122,7 @@ main(int argc, char **argv)
 	phase_opts_t o = {
 		.family = family, .id = id, .plugins = names, .dry_run = dry,
 		.reap_orphans = subreaper, .out = stdout, .waitmask = &waitmask, .stop = &stop,
+		.size_budget = budget,
 	};
 	int rc = phase_run(&s, &o);
 	if (own)

@@ -16,7 +16,7 @@
 
 int
 crawl_daemon_record(store_t *s, const char *rel, const char *hook_name, const proc_t *p,
-    const char *process_id)
+    const char *process_id, const char *run)
 {
 	buf_t b = {0};
 	buf_addf(&b, "{\"pid\":%ld,\"pgid\":%ld,\"starttime\":%lld,\"boot_id\":", (long)p->pid,
@@ -28,6 +28,8 @@ crawl_daemon_record(store_t *s, const char *rel, const char *hook_name, const pr
 	buf_json_strz(&b, process_id);
 	buf_adds(&b, ",\"hook_name\":");
 	buf_json_strz(&b, hook_name);
+	buf_adds(&b, ",\"run\":");
+	buf_json_strz(&b, run);
 	buf_addf(&b, ",\"timeout\":%ld}\n", p->timeout);
 	char *path = xasprintf("%s/%s" SUFFIX, rel, hook_name);
 	int rc = fs_replace(s->dfd, path, b.p, b.len, s->durable);
@@ -85,15 +87,19 @@ mark_exited(store_t *s, const char *crawl_id, const char *process_id, FILE *out)
 	rec_free(&r);
 }
 
-int
-hook_stop_daemons(store_t *s, const char *crawl_id, FILE *out)
+/* Call fn for each daemon state file of the crawl (parsed into *d); a
+ * file that is no state file is reported.  fn returns 1 to remove it. */
+typedef int daemon_fn(store_t *s, const char *crawl_id, const char *path, rec_t *d, void *arg);
+
+static int
+each_daemon(store_t *s, const char *crawl_id, daemon_fn *fn, void *arg)
 {
 	if (!id_valid(crawl_id))
 		return 0;
 	char *crel = xasprintf("crawls/%s", crawl_id);
 	int cfd = fs_opendir(s->dfd, crel);
 	DIR *cd = cfd >= 0 ? fdopendir(cfd) : NULL;
-	int stopped = 0;
+	int n = 0;
 	if (!cd) {
 		if (cfd >= 0)
 			close(cfd);
@@ -112,23 +118,18 @@ hook_stop_daemons(store_t *s, const char *crawl_id, FILE *out)
 			continue;
 		}
 		for (struct dirent *fe; (fe = readdir(pd));) {
-			size_t n = strlen(fe->d_name), sl = strlen(SUFFIX);
-			if (strncmp(fe->d_name, "on_", 3) != 0 || n <= sl ||
-			    strcmp(fe->d_name + n - sl, SUFFIX) != 0)
+			size_t l = strlen(fe->d_name), sl = strlen(SUFFIX);
+			if (strncmp(fe->d_name, "on_", 3) != 0 || l <= sl ||
+			    strcmp(fe->d_name + l - sl, SUFFIX) != 0)
 				continue;
 			char *path = xasprintf("%s/%s/%s", crel, plugin, fe->d_name);
 			buf_t b = {0};
 			rec_t d;
 			if (fs_read(s->dfd, path, &b) == 0 && rec_parse(&d, b.p, b.len) == 0) {
-				if (stop_one(s, path, &d)) {
-					char *pid = rec_str(&d, "process_id");
-					store_lock(s);
-					mark_exited(s, crawl_id, pid, out);
-					store_unlock(s);
-					free(pid);
+				if (fn(s, crawl_id, path, &d, arg)) {
 					if (unlinkat(dirfd(pd), fe->d_name, 0) < 0 && errno != ENOENT)
 						warnsys("unable to remove %s/%s", s->dir, path);
-					stopped++;
+					n++;
 				}
 				rec_free(&d);
 			} else {
@@ -141,7 +142,54 @@ hook_stop_daemons(store_t *s, const char *crawl_id, FILE *out)
 	}
 	closedir(cd);
 	free(crel);
+	return n;
+}
+
+static int
+stop_daemon(store_t *s, const char *crawl_id, const char *path, rec_t *d, void *arg)
+{
+	FILE *out = arg;
+	if (!stop_one(s, path, d))
+		return 0;
+	char *pid = rec_str(d, "process_id");
+	store_lock(s);
+	mark_exited(s, crawl_id, pid, out);
+	store_unlock(s);
+	free(pid);
+	return 1;
+}
+
+int
+hook_stop_daemons(store_t *s, const char *crawl_id, FILE *out)
+{
+	int n = each_daemon(s, crawl_id, stop_daemon, out);
 	if (out)
 		fflush(out);
-	return stopped;
+	return n;
+}
+
+typedef struct {
+	char **v;
+	size_t n;
+} runs_t;
+
+static int
+add_run(store_t *s, const char *crawl_id, const char *path, rec_t *d, void *arg)
+{
+	runs_t *r = arg;
+	char *run = rec_str(d, "run");
+	if (run) {
+		r->v = xrealloc(r->v, (r->n + 2) * sizeof *r->v);
+		r->v[r->n++] = run;
+		r->v[r->n] = NULL;
+	}
+	return 0;
+}
+
+char **
+crawl_daemon_runs(store_t *s, const char *crawl_id)
+{
+	runs_t r = {0};
+	each_daemon(s, crawl_id, add_run, &r);
+	return r.v;
 }

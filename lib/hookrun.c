@@ -15,7 +15,6 @@
 
 #include "clock.h"
 #include "err.h"
-#include "exitcodes.h"
 #include "hookrun.h"
 
 #define GRACE_MAX 10          /* s: SIGTERM → SIGKILL */
@@ -40,6 +39,15 @@ spawn_setup(posix_spawnattr_t *a, posix_spawn_file_actions_t *fa, int outfd, int
 	sigfillset(&all);
 	sigdelset(&all, SIGKILL);
 	sigdelset(&all, SIGSTOP);
+#ifdef __GLIBC__
+	/* glibc's sigfillset leaves out the two real-time signals it keeps
+	 * for itself (32, 33), and its posix_spawn then sets them to SIG_IGN
+	 * in the child, which execve keeps: name them by hand */
+	for (int sig = 32; sig < SIGRTMIN; sig++) {
+		size_t w = 8 * sizeof all.__val[0];
+		all.__val[(sig - 1) / w] |= 1UL << ((sig - 1) % w);
+	}
+#endif
 	posix_spawnattr_init(a);
 	posix_spawnattr_setflags(a, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	posix_spawnattr_setsigmask(a, &none);
@@ -262,7 +270,7 @@ proc_wait(proc_t **ps, size_t n, int64_t until, const sigset_t *mask, volatile s
     int seen)
 {
 	struct pollfd *fds = xcalloc(n + 1, sizeof *fds);
-	int rc;
+	int rc, e;
 	for (;;) {
 		int64_t now = clock_mono(), next = until;
 		int polled = 0;
@@ -298,12 +306,28 @@ proc_wait(proc_t **ps, size_t n, int64_t until, const sigset_t *mask, volatile s
 		if (polled && (wait < 0 || wait > 10000))
 			wait = 10000;
 		struct timespec ts = {wait / 1000000, (wait % 1000000) * 1000};
-		if (ppoll(fds, nf, wait < 0 ? NULL : &ts, mask) < 0 && errno != EINTR)
-			diesys(EX_SOFT_, "unable to wait for hooks");
+		if (ppoll(fds, nf, wait < 0 ? NULL : &ts, mask) < 0 && errno != EINTR) {
+			if (errno != ENOMEM && errno != EAGAIN) {
+				rc = -3;
+				goto out;
+			}
+			sleep_ms(10);   /* short of kernel memory: try again */
+		}
 	}
 out:
+	e = errno;
 	free(fds);
+	errno = e;
 	return rc;
+}
+
+void
+proc_reap(proc_t *p, int why)
+{
+	if (p->state != PROC_RUN && p->state != PROC_TERM && p->state != PROC_KILL)
+		return;
+	proc_kill(p, why);
+	finish(p);
 }
 
 void

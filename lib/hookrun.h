@@ -75,9 +75,15 @@ void proc_kill(proc_t *p, int why);
  * handler counts signals in *stop).  Deadlines of
  * all of them are acted on meanwhile.  mask, if set, is the signal mask to
  * wait with (ppoll), so that a blocked SIGTERM can interrupt the wait.
+ * Returns -3, errno set, if it cannot wait (ppoll(2) failed other than by
+ * EINTR, or by ENOMEM and EAGAIN, which are retried): the hooks are left
+ * as they are, and the caller ends them with proc_reap().
  */
 int proc_wait(proc_t **ps, size_t n, int64_t until, const sigset_t *mask,
     volatile sig_atomic_t *stop, int seen);
+/* SIGKILL to the group now and reap it, blocking (the way out when
+ * proc_wait cannot wait): state DONE, why set if not yet. */
+void proc_reap(proc_t *p, int why);
 
 /* Leave it running (a CrawlSetup daemon): forget it without reaping. */
 void proc_detach(proc_t *p);
