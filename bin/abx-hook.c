@@ -26,12 +26,14 @@
 
 #include "cli.h"
 #include "clock.h"
+#include "config.h"
 #include "discover.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "ids.h"
 #include "lease.h"
 #include "phase.h"
+#include "sigreset.h"
 #include "store.h"
 
 static const char usage[] =
@@ -72,6 +74,24 @@ hold_lease(store_t *s, const char *id, const char *kind, int *own)
 	return fd;
 }
 
+/*
+ * Run by abx-tick ($ABX_PARENT_PID names it): stop, as at SIGTERM, when it
+ * dies, instead of running on as an orphan whose results nobody seals (the
+ * next tick runs the snapshot again).  PR_SET_PDEATHSIG is set first, then
+ * the parent checked, so a tick that died before is seen too.
+ */
+static void
+parent_watch(void)
+{
+	const char *p = getenv("ABX_PARENT_PID");
+	char *end;
+	long pid = p && *p ? strtol(p, &end, 10) : 0;
+	if (pid <= 1 || *end)
+		return;
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() != (pid_t)pid)
+		raise(SIGTERM);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -82,6 +102,7 @@ main(int argc, char **argv)
 	const char *dir = NULL, *plugins = NULL, *family = "Snapshot";
 	int dry = 0, c;
 	err_init(argv[0]);
+	sig_reset();
 	while ((c = getopt_long(argc, argv, "d:nhv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
@@ -109,8 +130,18 @@ main(int argc, char **argv)
 			die(EX_DATAERR_, "--plugins: not a plugin name: %s", bad);
 	}
 
+	if (names && !names[0])
+		die(EX_DATAERR_, "--plugins wants one or more plugin names, separated by commas");
+
 	store_t s;
-	store_open(&s, dir, 0);
+	if (store_open(&s, dir, 0) < 0)
+		die(s.err, "%s", s.errmsg);
+	buf_t why = {0};
+	int bad = conf_check_global(s.dfd, &why);
+	if (bad)
+		die(bad, "%s: %s", s.dir, why.p);
+	buf_free(&why);
+	parent_watch();
 	int own = 0, fd = -1;
 	if (!dry)
 		fd = hold_lease(&s, id, strcmp(family, "Snapshot") == 0 ? "snapshot" : "crawl", &own);
@@ -128,6 +159,11 @@ main(int argc, char **argv)
 	if (own)
 		lease_drop(fd);
 	cli_names_free(names);
-	store_close(&s);
+	/* a result the store could not take (a full disk) was reported and
+	 * not printed; the exit status says so (74), whatever the hooks did */
+	if (store_close(&s) < 0 || s.nerr) {
+		if (rc == 0 || rc == 1)
+			rc = s.err ? s.err : EX_IOERR_;
+	}
 	return rc;
 }

@@ -286,6 +286,10 @@ run_record(phase_t *ph, run_t *r)
 	binres_t *bins = xcalloc(o.nbins + 1, sizeof(binres_t));
 	int have_snap = 0;
 	store_lock(ph->s);
+	/* the files the result names are made durable before its line
+	 * (store.h: a barrier; one syncfs, or the deferred sync is one) */
+	if (ran && ph->snapshot)
+		store_barrier(ph->s);
 	if (ran) {
 		result_process(&pr, &x, ph->s->host, detached);
 		rec_set_str(&pr, "notes", v.notes.p ? v.notes.p : "");
@@ -300,16 +304,20 @@ run_record(phase_t *ph, run_t *r)
 		stdout_binary(&o.bins[i], r->h->plugin->name, &bins[i]);
 		binary_commit(ph->s, &bins[i]);
 	}
-	store_unlock(ph->s);
-	if (ran)
+	/* print only what is committed: the record never says what is not so */
+	int committed = store_unlock(ph->s) == 0;
+	if (!committed)
+		errorx("%s %s: its result is not recorded: %s", ph->o->family, r->h->stem, ph->s->errmsg);
+	if (ran && committed)
 		phase_emit(ph, &pr);
-	if (have_snap)
+	if (have_snap && committed)
 		phase_emit(ph, &snap);
 	for (size_t i = 0; i < o.nbins; i++) {
-		phase_emit(ph, &bins[i].rec);
+		if (committed)
+			phase_emit(ph, &bins[i].rec);
 		binres_free(&bins[i]);
 	}
-	if (ph->snapshot)
+	if (ph->snapshot && committed)
 		phase_emit(ph, &ar);
 	else if (strcmp(v.status, "failed") == 0)
 		warnx_("%s %s: %s", ph->o->family, r->h->stem, v.notes.p ? v.notes.p : "failed");

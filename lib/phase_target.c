@@ -116,8 +116,10 @@ phase_load_target(phase_t *ph)
 		ph->base_rel = xasprintf("crawls/%s", id);
 	}
 	char real[PATH_MAX];
-	if (!realpath(s->dir, real))
-		diesys(EX_CONFIG_, "unable to resolve %s", s->dir);
+	if (!realpath(s->dir, real)) {
+		warnsys("unable to resolve %s", s->dir);
+		return EX_CONFIG_;
+	}
 	ph->data_abs = xstrdup(real);
 	ph->base_abs = xasprintf("%s/%s", real, ph->base_rel);
 	return 0;

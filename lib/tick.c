@@ -136,7 +136,8 @@ active_now(tick_t *t, const char *type, ient_t **v)
  * ($ABX_PARENT_PID).  Returns the pid, or -1 (reported) if it did not start.
  */
 static pid_t
-spawn(tick_t *t, const char *family, const char *id, const char *plugins, int lease_fd, int *outfd)
+spawn(tick_t *t, const char *family, const char *id, const char *plugins, int lease_fd,
+    long long budget, int *outfd)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0) {
@@ -162,8 +163,14 @@ spawn(tick_t *t, const char *family, const char *id, const char *plugins, int le
 	argv[n] = NULL;
 	char ppid[48];
 	snprintf(ppid, sizeof ppid, "ABX_PARENT_PID=%ld", (long)getpid());
-	char *env[5];
+	char *env[6], bud[64];
 	int ne = 0;
+	if (budget > 0) {
+		/* what is left of CRAWL_MAX_SIZE: abx-hook stops a hook that
+		 * writes past it while it runs (abx-hook(1)) */
+		snprintf(bud, sizeof bud, "ABX_SIZE_BUDGET=%lld", budget);
+		env[ne++] = bud;
+	}
 	env[ne++] = t->s->durable ? "ABX_SYNC=parent" : "ABX_SYNC=0";
 	env[ne++] = ppid;
 	if (t->tty)
@@ -227,7 +234,7 @@ static int
 run_phase(tick_t *t, const char *family, const char *cid, int cfd)
 {
 	int outfd, status = 0, sent = 0;
-	pid_t pid = spawn(t, family, cid, NULL, cfd, &outfd);
+	pid_t pid = spawn(t, family, cid, NULL, cfd, 0, &outfd);
 	if (pid < 0)
 		return EX_SOFT_;
 	worker_t w = {.outfd = outfd};
@@ -563,6 +570,13 @@ finish(crawlrun_t *cr, worker_t *w, int status)
 				tick_error(t, "unable to write the index files of snapshot %s", w->id);
 			if (t->verbose)
 				info("snapshot %s was cancelled", w->id);
+		} else if (code == EX_TEMPFAIL_) {
+			/* abx-hook could not start it now (the processes of a
+			 * dead run would not die, its lease was busy): put it
+			 * back, not counted as the page's failure */
+			if (t->verbose)
+				info("snapshot %s: abx-hook exited 75 (busy); it runs again later", w->id);
+			requeue_later(t, w->id, "abx-hook was busy");
 		} else if (code == EX_CANTCREAT_ || code == EX_IOERR_) {
 			/* the store failed under the worker (a full disk): not
 			 * the page's fault, so no failure is counted; it runs
@@ -680,7 +694,8 @@ refill(crawlrun_t *cr)
 		w->first_run = !(hr && strcmp(hr, "true") == 0);
 		w->lease_fd = fd;
 		w->started = clock_mono();
-		w->pid = spawn(t, "Snapshot", w->id, plugins, fd, &w->outfd);
+		long long left = cr->max_size > 0 ? cr->max_size - cr->total_size : 0;
+		w->pid = spawn(t, "Snapshot", w->id, plugins, fd, left > 0 ? left : 0, &w->outfd);
 		if (w->pid < 0) {
 			/* put it back: due again after a pause, not at once */
 			lease_drop(fd);
