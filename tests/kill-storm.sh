@@ -10,7 +10,8 @@
 #   process and no hook is left.
 # Short in make check (a 63-page crawl, 25 kills); the long run of the
 # issue: ABX_STORM_PAGES=300 ABX_STORM_KILLS=120 prove tests/kill-storm.sh
-# ($ABX_STORM_SEED replays a run).
+# ($ABX_STORM_SEED replays a run; $ABX_STORM_LATENCY_MS, default 150, is
+# how long each page takes to answer: longer makes for more kills).
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/httpd.sh"
 . "$(dirname "$0")/lib/tick-lib.sh"
@@ -18,7 +19,7 @@ pages=${ABX_STORM_PAGES:-63}
 kills=${ABX_STORM_KILLS:-25}
 seed=${ABX_STORM_SEED:-$$}
 diag "seed $seed, $pages pages, $kills kills"
-httpd_start --pages "$pages" --latency-ms 150 || exit 1
+httpd_start --pages "$pages" --latency-ms "${ABX_STORM_LATENCY_MS:-150}" || exit 1
 D=$T/data
 # every page queued at depth 0; their outlinks (depth 1) are the same pages,
 # so discovery under kills must never queue one twice
