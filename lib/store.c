@@ -77,13 +77,47 @@ read_boot_id(store_t *s)
 		strcpy(s->host, "localhost");
 }
 
+/* fsync the directory that holds path (a directory just made in it). */
+static int
+sync_parent(store_t *s, const char *path)
+{
+	if (!s->durable)
+		return 0;
+	char parent[4096];
+	snprintf(parent, sizeof parent, "%s", path);
+	size_t n = strlen(parent);
+	while (n > 1 && parent[n - 1] == '/')
+		parent[--n] = 0;
+	char *sl = strrchr(parent, '/');
+	if (!sl)
+		snprintf(parent, sizeof parent, ".");
+	else if (sl == parent)
+		parent[1] = 0;
+	else
+		*sl = 0;
+	int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return store_fail(s, EX_IOERR_, e, "unable to sync %s (making %s)", parent, path);
+	}
+	close(fd);
+	return 0;
+}
+
 static int
 make_dirs(store_t *s)
 {
 	static const char *dirs[] = {"crawls", "locks", "index", "tmp", NULL};
-	for (int i = 0; dirs[i]; i++)
+	int made = 0;
+	for (int i = 0; dirs[i]; i++) {
+		made |= !fs_exists(s->dfd, dirs[i]);
 		if (fs_mkdirs(s->dfd, dirs[i]) < 0)
 			return store_fail(s, EX_CANTCREAT_, errno, "unable to create %s/%s", s->dir, dirs[i]);
+	}
+	if (made && s->durable && fs_fsync_dir(s->dfd, "") < 0)
+		return store_fail(s, EX_IOERR_, errno, "unable to sync %s", s->dir);
 	return 0;
 }
 
@@ -125,13 +159,18 @@ store_open(store_t *s, const char *dir, int create)
 		for (char *p = tmp + 1; *p; p++)
 			if (*p == '/') {
 				*p = 0;
-				mkdir(tmp, 0755);
+				if (mkdir(tmp, 0755) == 0)
+					sync_parent(s, tmp);
 				*p = '/';
 			}
 		if (mkdir(s->dir, 0755) < 0 && errno != EEXIST) {
 			store_fail(s, EX_CANTCREAT_, errno, "unable to create %s", s->dir);
 			return open_failed(s);
 		}
+		/* the new directory's name is durable before abx-add says
+		 * anything was queued in it */
+		if (sync_parent(s, s->dir) < 0)
+			return open_failed(s);
 		s->dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
 	if (s->dfd < 0) {
