@@ -24,7 +24,9 @@ tell: a sync counts only between the change and the deadline):
                 been fsync'd or fdatasync'd after it was last written, and
                 every directory from the snapshot's down to the file's has
                 been fsync'd after the entry below it was created, all
-                before that write.  (syncfs or sync count for everything.)
+                before the line became durable: the first sync after the
+                write that covers the journal (its fsync or fdatasync; a
+                syncfs or sync counts for everything, itself included).
   names         Every abx tool that exits 0 has fsync'd, before it exits,
                 the directory of every name it created in the data
                 directory: open with O_CREAT of a new file, creat, mkdir,
@@ -362,7 +364,16 @@ def main():
 
     # result-files: one finding per record, naming what was not durable
     nfiles = 0
-    for seq, jpath, r in results:
+    for seq0, jpath, r in results:
+        # the record says "succeeded" once its line is durable: at the
+        # first sync after the write that covers the journal (its own
+        # fsync or fdatasync, or a syncfs or sync, which covers the files
+        # too); a line never synced says nothing (the data rule catches a
+        # tool that exits 0 without syncing it)
+        later = [x for x in syncs.get(ino(jpath), []) + global_syncs if x > seq0]
+        if not later:
+            continue
+        seq = min(later) + 1
         crawl_dir = os.path.dirname(jpath)
         sdir = os.path.join(crawl_dir, r.get("snapshot_id", "?"))
         pdir = os.path.join(sdir, r.get("plugin", "?"))
@@ -389,8 +400,8 @@ def main():
                         entries.append(e)
                 p = d
         if files or entries:
-            msg = "%s result %s (snapshot %s, trace line %d):" % (r.get("hook_name"), r.get("id"),
-                                                                  r.get("snapshot_id"), seq)
+            msg = "%s result %s (snapshot %s, trace line %d, durable at line %d):" % (
+                r.get("hook_name"), r.get("id"), r.get("snapshot_id"), seq0, seq - 1)
             if files:
                 msg += " files not fsync'd since their last write: %s;" % ", ".join(files)
             if entries:
