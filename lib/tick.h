@@ -3,16 +3,17 @@
  *
  * tick_pass() repeats until nothing is due now, in ArchiveBox's order:
  *   1. schedules that are due enqueue a crawl each (schedule.h);
- *   2. a due crawl is claimed (flock lease, held by this process) and run:
- *        CrawlSetup hooks, snapshots from the crawl's URLs if it has none
- *        yet, then its due snapshots, each run by a worker process (a fork
- *        of the tick that runs phase_run() as abx-hook would, holding the
- *        snapshot's lease: the fd is inherited, the claims of a refill are
- *        one commit) up to CRAWL_MAX_CONCURRENT_SNAPSHOTS at once,
- *        refilled in (depth, created_at) order as slots free; when a worker
- *        ends, the tick counts the snapshot's size, discovers its outlinks
- *        (discover.h) and seals it; CrawlCleanup hooks; then the crawl is
- *        sealed, or requeued at its earliest child's time (seal_crawl);
+ *   2. a due crawl is claimed (flock lease, held by this process) and run
+ *      (crawlrun.c): CrawlSetup hooks, snapshots from the crawl's URLs if
+ *      it has none yet, then its due snapshots, each run by a worker: the
+ *      toolkit's abx-hook, exec'd with stdio and the snapshot's lease and
+ *      nothing else of ours (worker.h), up to
+ *      CRAWL_MAX_CONCURRENT_SNAPSHOTS at once, the claims of a refill one
+ *      commit, refilled in (depth, created_at) order as slots free; when a
+ *      worker ends, the tick counts the snapshot's size, discovers its
+ *      outlinks (discover.h) and seals it; CrawlCleanup hooks; then the
+ *      crawl is sealed, or requeued at its earliest child's time
+ *      (seal_crawl);
  *   3. a due snapshot whose crawl is not due (a retry, a maintenance
  *      tick) is run the same way, alone, and its crawl finalised;
  *   4. due binaries are resolved again (binary.h).
@@ -26,6 +27,12 @@
  * the crawl: no more discovery, and its queued snapshots are sealed
  * unrun, with the reason in the crawl's "limits" field; SNAPSHOT_MAX_SIZE
  * is passed to abx-hook, which stops a snapshot's remaining hooks.
+ *
+ * Errors: the store's failures (store.h) are reported as they happen and
+ * the pass goes on with other work: a crawl on which the store failed
+ * starts no new snapshot, is put back and is not claimed again in this
+ * pass; tick_pass then returns 3.  Nothing is spun on: a crawl whose due
+ * child is held by a live worker elsewhere waits a renewal period.
  *
  * Signals: the first SIGINT, SIGTERM or SIGHUP stops scheduling, forwards
  * SIGTERM to the workers (which interrupt their hooks), requeues the

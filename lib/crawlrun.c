@@ -1,0 +1,693 @@
+/*
+ * crawlrun.c — one crawl run of abx-tick (tick.h step 2): CrawlSetup,
+ * snapshots from the crawl's URLs if it has none, then its due snapshots
+ * run by workers (worker.h) up to CRAWL_MAX_CONCURRENT_SNAPSHOTS at once,
+ * refilled in (depth, created_at) order; each ended worker's snapshot is
+ * counted, its outlinks queued (discover.h) and sealed; the crawl's record
+ * re-read every half second (pause, cancel, CRAWL_TIMEOUT), leases renewed
+ * every 10 s, the filesystem synced every 250 ms (the group commit of the
+ * workers' and our own commits); CrawlCleanup; then the crawl sealed or
+ * requeued (seal_crawl).  A failure of the store stops new work in the
+ * run; the crawl is then put back (crawl_run returns -1).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "claim.h"
+#include "config.h"
+#include "discover.h"
+#include "err.h"
+#include "exitcodes.h"
+#include "fs.h"
+#include "lease.h"
+#include "plugin.h"
+#include "progress.h"
+#include "record.h"
+#include "seal.h"
+#include "tick_int.h"
+#include "url.h"
+#include "worker.h"
+
+extern char **environ;
+
+typedef struct {
+	tick_t *t;
+	char cid[ID_LEN + 1];
+	int cfd;
+	conf_t conf;
+	urlfilter_t filter;
+	urlset_t seen;
+	int slots, max_depth;
+	long max_urls;
+	long long max_size, total_size;
+	long timeout;
+	int64_t started_at;
+	char stop_reason[32];
+	int paused, cancelled;
+	int broken;              /* the store failed: no new work, then released */
+	worker_t w[MAX_SLOTS];
+	int nw;
+	int drawn;               /* progress lines on screen */
+	int64_t last_renew, last_check, last_draw;
+} crawlrun_t;
+
+
+/* Unlock; a failed transaction is reported (what, with s->errmsg) and
+ * stops the crawl run from starting more work.  0 or -1. */
+static int __attribute__((format(printf, 2, 3)))
+run_unlock(crawlrun_t *cr, const char *fmt, ...)
+{
+	if (store_unlock(cr->t->s) == 0)
+		return 0;
+	char what[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	tick_error(cr->t, "crawl %s: %s", cr->cid, what);
+	cr->broken = 1;
+	return -1;
+}
+
+static void
+save_limits(crawlrun_t *cr)
+{
+	store_t *s = cr->t->s;
+	store_lock(s);
+	rec_t c;
+	if (store_get(s, cr->cid, &c) == 0) {
+		buf_t b = {0};
+		char iso[ISO_LEN + 1];
+		clock_iso(cr->started_at, iso);
+		buf_addf(&b, "{\"started_at\":\"%s\",\"total_size\":%lld,\"stop_reason\":\"%s\"}", iso,
+		    cr->total_size, cr->stop_reason);
+		rec_set_raw(&c, "limits", b.p);
+		store_put(s, &c);
+		buf_free(&b);
+		rec_free(&c);
+	}
+	run_unlock(cr, "unable to save its limits");
+}
+
+static void
+load_limits(crawlrun_t *cr, const rec_t *crawl)
+{
+	const char *l = rec_raw(crawl, "limits");
+	rec_t lr;
+	cr->started_at = -1;
+	if (l && l[0] == '{' && rec_parse(&lr, l, strlen(l)) == 0) {
+		cr->started_at = rec_time(&lr, "started_at");
+		cr->total_size = rec_int(&lr, "total_size", 0);
+		char *sr = rec_str(&lr, "stop_reason");
+		snprintf(cr->stop_reason, sizeof cr->stop_reason, "%s", sr ? sr : "");
+		free(sr);
+		rec_free(&lr);
+	}
+	/* a raised or removed limit clears its stale stop reason */
+	if ((!strcmp(cr->stop_reason, "crawl_max_size") && (!cr->max_size || cr->total_size < cr->max_size)) ||
+	    (!strcmp(cr->stop_reason, "crawl_timeout") &&
+	        (!cr->timeout || clock_now() - cr->started_at < (int64_t)cr->timeout * 1000000)))
+		cr->stop_reason[0] = 0;
+	if (cr->started_at < 0) {
+		cr->started_at = clock_now();
+		save_limits(cr);
+	}
+}
+
+/* Seal the crawl's queued snapshots unrun: a limit stopped the crawl. */
+static void
+seal_queued(crawlrun_t *cr)
+{
+	store_t *s = cr->t->s;
+	store_lock(s);
+	ient_t *v;
+	size_t n = store_active(s, "Snapshot", &v);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(v[i].crawl_id, cr->cid) || strcmp(v[i].status, "queued"))
+			continue;
+		rec_t r;
+		if (store_get(s, v[i].id, &r) < 0)
+			continue;
+		record_status(&r, "sealed", -1);
+		buf_t b = {0};
+		buf_addf(&b, "not archived: %s reached", cr->stop_reason);
+		rec_set_str(&r, "notes", b.p);
+		buf_free(&b);
+		store_put(s, &r);
+		rec_free(&r);
+	}
+	free(v);
+	run_unlock(cr, "unable to seal its queued snapshots (%s)", cr->stop_reason);
+}
+
+static int
+collect_url(rec_t *r, void *arg)
+{
+	crawlrun_t *cr = arg;
+	if (rec_streq(r, "type", "Snapshot") && rec_streq(r, "crawl_id", cr->cid)) {
+		char *u = rec_str(r, "url");
+		if (u)
+			urlset_add(&cr->seen, u);
+		free(u);
+	}
+	return 0;
+}
+
+/* A crawl without snapshots gets its depth-0 ones from its urls. */
+static void
+seed_snapshots(crawlrun_t *cr, const rec_t *crawl)
+{
+	char *urls = rec_str(crawl, "urls"), *tags = rec_str(crawl, "tags_str");
+	if (!urls)
+		return;
+	store_t *s = cr->t->s;
+	store_lock(s);
+	char *save = NULL;
+	for (char *l = strtok_r(urls, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		while (*l == ' ')
+			l++;
+		if (!*l || *l == '#')
+			continue;
+		char *url = NULL, *title = NULL;
+		if (*l == '{') {
+			rec_t r;
+			if (rec_parse(&r, l, strlen(l)) == 0) {
+				url = rec_str(&r, "url");
+				title = rec_str(&r, "title");
+				rec_free(&r);
+			}
+		} else {
+			url = xstrdup(l);
+		}
+		if (url && url_check(url)) {
+			free(url);
+			url = NULL;
+		}
+		if (url && !urlset_has(&cr->seen, url) && urlfilter_pass(&cr->filter, url) &&
+		    (cr->max_urls <= 0 || (long)cr->seen.n < cr->max_urls)) {
+			rec_t snap;
+			record_snapshot(&snap, clock_now(), cr->cid, url, 0, NULL, title, tags);
+			store_put(s, &snap);
+			rec_free(&snap);
+			urlset_add(&cr->seen, url);
+		}
+		free(url), free(title);
+	}
+	if (run_unlock(cr, "unable to queue its first snapshots") < 0)
+		urlset_free(&cr->seen), memset(&cr->seen, 0, sizeof cr->seen);
+	free(urls), free(tags);
+}
+
+/* Put a snapshot back in the queue, due after `after` µs. */
+static void
+requeue_at(tick_t *t, const char *id, const char *why, int64_t after)
+{
+	store_lock(t->s);
+	rec_t r;
+	if (store_get(t->s, id, &r) == 0) {
+		if (!record_is_final(&r) && !rec_streq(&r, "status", "paused")) {
+			record_status(&r, "queued", clock_now() + after);
+			rec_set_null(&r, "lease");
+			store_put(t->s, &r);
+			t->requeued++;
+			if (t->verbose)
+				info("snapshot %s requeued (%s)", id, why);
+		}
+		rec_free(&r);
+	}
+	if (store_unlock(t->s) < 0)
+		tick_error(t, "unable to requeue snapshot %s", id);
+}
+
+static void
+requeue(tick_t *t, const char *id, const char *why)
+{
+	requeue_at(t, id, why, 0);
+}
+
+/* Due again in a minute: what failed may have cleared by then. */
+static void
+requeue_later(tick_t *t, const char *id, const char *why)
+{
+	requeue_at(t, id, why, 60 * 1000000LL);
+}
+
+/* A worker failed (exit not 0 or 1): back off, seal after three. */
+static void
+worker_failed(crawlrun_t *cr, worker_t *w, int code, long fails)
+{
+	tick_t *t = cr->t;
+	store_t *s = t->s;
+	t->failed_workers++;
+	errorx("snapshot %s: abx-hook exited %d (failure %ld of 3)", w->id, code, fails);
+	store_lock(s);
+	rec_t cur;
+	if (store_get(s, w->id, &cur) == 0) {
+		rec_set_int(&cur, "num_uses_failed", fails);
+		rec_set_null(&cur, "lease");
+		int64_t back = 60LL * 1000000 << (fails < 10 ? fails - 1 : 9);
+		record_status(&cur, fails >= 3 ? "sealed" : "queued", fails >= 3 ? -1 : clock_now() + back);
+		if (fails >= 3)
+			rec_set_str(&cur, "notes", "abx-hook failed three times; sealed");
+		store_put(s, &cur);
+		rec_free(&cur);
+	}
+	run_unlock(cr, "unable to record the failure of snapshot %s", w->id);
+}
+
+/* A worker's snapshot ran: count its size, discover, seal. */
+static void
+worker_done(crawlrun_t *cr, worker_t *w, rec_t *r)
+{
+	tick_t *t = cr->t;
+	store_t *s = t->s;
+	char dir[256];
+	seal_dir_of(r, dir, sizeof dir);
+	long long size = fs_du(s->dfd, dir);   /* counted once: limit and seal */
+	cr->total_size += size;
+	if (cr->max_size > 0 && cr->total_size >= cr->max_size && !cr->stop_reason[0])
+		snprintf(cr->stop_reason, sizeof cr->stop_reason, "crawl_max_size");
+	if (cr->max_size > 0)
+		save_limits(cr);
+	if (!cr->stop_reason[0] && !cr->paused && !cr->cancelled && !cr->broken) {
+		store_lock(s);
+		int made = discover_children(s, r, cr->max_depth, &cr->filter, &cr->seen, cr->max_urls);
+		if (run_unlock(cr, "unable to queue the outlinks of snapshot %s", w->id) < 0)
+			made = 0;
+		t->discovered += made;
+		if (t->verbose && made)
+			info("snapshot %s: %d new outlinks queued", w->id, made);
+	}
+	if (cr->broken) {
+		/* the outlinks may be missing: run it again later */
+		requeue_later(t, w->id, "the store failed");
+		return;
+	}
+	int rc = seal_snapshot_with(s, w->id, NULL, w->first_run ? w->recs : NULL, w->nrecs, size);
+	if (rc == SEAL_OK) {
+		t->snapshots++;
+		t->failed_hooks += w->failed;
+		if (t->verbose)
+			info("snapshot %s sealed: %s (%d hooks, %d failed)", w->id, w->url, w->hooks, w->failed);
+	} else if (rc == SEAL_ERR) {
+		tick_error(t, "unable to seal snapshot %s", w->id);
+		cr->broken = 1;
+	}
+}
+
+/* A worker ended: count, discover, seal (or requeue on a signal). */
+static void
+finish(crawlrun_t *cr, worker_t *w, int status)
+{
+	tick_t *t = cr->t;
+	store_t *s = t->s;
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	rec_t r;
+	unsigned nerr = s->nerr;
+	if (*t->signals) {
+		requeue(t, w->id, "interrupted by a signal");
+	} else if (store_get(s, w->id, &r) == 0) {
+		const char *lease = rec_raw(&r, "lease");
+		int ours = lease && lease[0] == '{';
+		if (!ours && !record_is_final(&r) && !rec_streq(&r, "status", "paused")) {
+			/* requeued meanwhile (abx-ctl retry): its new run is due;
+			 * sealing now would throw that away */
+			if (t->verbose)
+				info("snapshot %s was requeued while it ran; left queued", w->id);
+		} else if (rec_streq(&r, "status", "paused")) {
+			/* ArchiveBox: the work is redone after resume */
+			if (claim_release(s, w->id, 0) < 0)
+				tick_error(t, "unable to release paused snapshot %s", w->id);
+		} else if (record_is_final(&r) && rec_isnull(&r, "retry_at")) {
+			/* cancelled meanwhile: it stays sealed, with index files
+			 * for what its hooks recorded */
+			if (seal_snapshot(s, w->id, NULL) == SEAL_ERR)
+				tick_error(t, "unable to write the index files of snapshot %s", w->id);
+			if (t->verbose)
+				info("snapshot %s was cancelled", w->id);
+		} else if (code == EX_TEMPFAIL_) {
+			/* abx-hook could not start it now (the processes of a
+			 * dead run would not die, its lease was busy): put it
+			 * back, not counted as the page's failure */
+			if (t->verbose)
+				info("snapshot %s: abx-hook exited 75 (busy); it runs again later", w->id);
+			requeue_later(t, w->id, "abx-hook was busy");
+		} else if (code == EX_CANTCREAT_ || code == EX_IOERR_) {
+			/* the store failed under the worker (a full disk): not
+			 * the page's fault, so no failure is counted; it runs
+			 * again later, and no new work starts meanwhile */
+			errorx("snapshot %s: abx-hook exited %d (it could not write its records); "
+			       "it runs again later", w->id, code);
+			cr->broken = 1;
+			if (t->errors++ == 0)
+				t->err = code;
+			requeue_later(t, w->id, "its worker could not write");
+		} else if (code != 0 && code != 1) {
+			worker_failed(cr, w, code, rec_int(&r, "num_uses_failed", 0) + 1);
+		} else {
+			worker_done(cr, w, &r);
+		}
+		rec_free(&r);
+	} else if (s->nerr != nerr) {
+		tick_error(t, "unable to read snapshot %s", w->id);
+	}
+	worker_release(w);
+}
+
+typedef struct {
+	char id[ID_LEN + 1];
+	int depth;
+	int64_t created;
+} cand_t;
+
+static int
+cand_cmp(const void *a, const void *b)
+{
+	const cand_t *x = a, *y = b;
+	if (x->depth != y->depth)
+		return x->depth - y->depth;
+	if (x->created != y->created)
+		return x->created < y->created ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+static int
+running(const crawlrun_t *cr, const char *id)
+{
+	for (int i = 0; i < cr->nw; i++)
+		if (strcmp(cr->w[i].id, id) == 0)
+			return 1;
+	return 0;
+}
+
+/* Start workers on due snapshots until the slots are full; returns the
+ * number of due snapshots left waiting (0: none due). */
+static int
+refill(crawlrun_t *cr)
+{
+	tick_t *t = cr->t;
+	store_t *s = t->s;
+	ient_t *v;
+	size_t n = tick_active(t, "Snapshot", &v);
+	int64_t now = clock_now();
+	cand_t *c = xmalloc(sizeof(cand_t) * (n + 1));
+	size_t nc = 0;
+	for (size_t i = 0; i < n; i++) {
+		ient_t *e = &v[i];
+		if (!store_entry_due(e, "Snapshot", cr->cid, now))
+			continue;
+		if (running(cr, e->id))
+			continue;
+		memcpy(c[nc].id, e->id, ID_LEN + 1);
+		c[nc].depth = e->depth;
+		c[nc].created = e->created_at;
+		nc++;
+	}
+	free(v);
+	qsort(c, nc, sizeof(cand_t), cand_cmp);
+	int free_slots = cr->slots - cr->nw;
+	if (free_slots <= 0 || nc == 0 || *t->signals || cr->paused || cr->cancelled || cr->broken) {
+		free(c);
+		return (int)nc;
+	}
+	/* claim the free slots' worth in one durable commit */
+	char (*ids)[ID_LEN + 1] = xmalloc(sizeof *ids * nc);
+	for (size_t k = 0; k < nc; k++)
+		memcpy(ids[k], c[k].id, ID_LEN + 1);
+	rec_t got_r[MAX_SLOTS];
+	int got_fd[MAX_SLOTS];
+	claim_opts_t o = {LEASE_US, 1, 0};
+	int got = claim_ids(s, ids, nc, &o, free_slots, got_r, got_fd);
+	free(ids);
+	if (got < 0) {
+		tick_error(t, "crawl %s: unable to claim its snapshots", cr->cid);
+		cr->broken = 1;
+		got = 0;
+	}
+	for (int g = 0; g < got; g++) {
+		rec_t r = got_r[g];
+		int fd = got_fd[g];
+		char *rid = rec_str(&r, "id");
+		worker_t *w = &cr->w[cr->nw];
+		memset(w, 0, sizeof *w);
+		memcpy(w->id, rid, ID_LEN + 1);
+		free(rid);
+		char *url = rec_str(&r, "url"), *plugins = rec_str(&r, "retry_plugins");
+		snprintf(w->url, sizeof w->url, "%s", url ? url : "");
+		w->depth = rec_int(&r, "depth", 0);
+		const char *hr = rec_raw(&r, "has_results");
+		w->first_run = !(hr && strcmp(hr, "true") == 0);
+		w->lease_fd = fd;
+		w->started = clock_mono();
+		long long left = cr->max_size > 0 ? cr->max_size - cr->total_size : 0;
+		w->pid = worker_spawn(t, "Snapshot", w->id, plugins, fd, left > 0 ? left : 0, &w->outfd);
+		if (w->pid < 0) {
+			/* put it back: due again after a pause, not at once */
+			lease_drop(fd);
+			requeue_later(t, w->id, "its worker did not start");
+			free(url), free(plugins);
+			rec_free(&r);
+			continue;
+		}
+		w->pidfd = syscall(SYS_pidfd_open, w->pid, 0);
+		cr->nw++;
+		if (t->verbose)
+			info("snapshot %s started: %s (depth %d)", w->id, w->url, w->depth);
+		free(url), free(plugins);
+		rec_free(&r);
+	}
+	int left = (int)nc - got;
+	free(c);
+	return left;
+}
+
+/* Re-read the crawl: pause, cancel.  Renew leases every 10 s. */
+static void
+watch(crawlrun_t *cr)
+{
+	tick_t *t = cr->t;
+	int64_t now = clock_mono();
+	if (now - cr->last_check >= 500000) {
+		cr->last_check = now;
+		rec_t c;
+		int found = store_lock(t->s) == 0 && store_get(t->s, cr->cid, &c) == 0;
+		if (run_unlock(cr, "unable to read its record") < 0 && found) {
+			rec_free(&c);
+			found = 0;
+		}
+		if (found) {
+			int was = cr->cancelled;
+			cr->paused = rec_streq(&c, "status", "paused");
+			cr->cancelled = record_is_final(&c);
+			if (cr->cancelled && !was) {
+				if (t->verbose)
+					info("crawl %s cancelled: interrupting %d snapshots", cr->cid, cr->nw);
+				for (int i = 0; i < cr->nw; i++)
+					if (!cr->w[i].signalled) {
+						kill(cr->w[i].pid, SIGTERM);
+						cr->w[i].signalled = 1;
+					}
+			}
+			if (cr->paused && t->verbose && cr->nw)
+				info("crawl %s paused: %d running snapshots finish", cr->cid, cr->nw);
+			rec_free(&c);
+		}
+		/* a snapshot cancelled on its own: interrupt its hooks */
+		for (int i = 0; i < cr->nw; i++) {
+			rec_t r;
+			if (cr->w[i].signalled || store_get(t->s, cr->w[i].id, &r) < 0)
+				continue;
+			if (record_is_final(&r) && rec_isnull(&r, "retry_at")) {
+				kill(cr->w[i].pid, SIGTERM);
+				cr->w[i].signalled = 1;
+			}
+			rec_free(&r);
+		}
+		if (cr->timeout > 0 && !cr->stop_reason[0] &&
+		    clock_now() - cr->started_at >= (int64_t)cr->timeout * 1000000) {
+			snprintf(cr->stop_reason, sizeof cr->stop_reason, "crawl_timeout");
+			save_limits(cr);
+			if (t->verbose)
+				info("crawl %s: CRAWL_TIMEOUT reached", cr->cid);
+		}
+	}
+	if (now - cr->last_renew >= RENEW_US) {
+		cr->last_renew = now;
+		claim_renew(t->s, cr->cid, LEASE_US);
+		for (int i = 0; i < cr->nw; i++)
+			claim_renew(t->s, cr->w[i].id, LEASE_US);
+	}
+}
+
+static void
+reap(crawlrun_t *cr, int timeout_ms)
+{
+	struct pollfd p[2 * MAX_SLOTS];
+	int np = 0;
+	for (int i = 0; i < cr->nw; i++) {
+		if (cr->w[i].pidfd >= 0)
+			p[np++] = (struct pollfd){cr->w[i].pidfd, POLLIN, 0};
+		if (cr->w[i].outfd >= 0)
+			p[np++] = (struct pollfd){cr->w[i].outfd, POLLIN, 0};
+	}
+	if (np)
+		poll(p, np, timeout_ms);
+	for (int i = 0; i < cr->nw;) {
+		worker_t *w = &cr->w[i];
+		worker_read(w);
+		int status;
+		if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
+			worker_read(w);
+			finish(cr, w, status);
+			cr->w[i] = cr->w[--cr->nw];
+		} else {
+			i++;
+		}
+	}
+}
+
+/* Does any plugin selected for this crawl have hooks of this family?
+ * (Most have no CrawlSetup or CrawlCleanup hook: no worker is forked.) */
+static int
+family_has_hooks(crawlrun_t *cr, const char *family)
+{
+	tick_t *t = cr->t;
+	tick_discover_plugins(t);
+	if (!t->have_ps)
+		return 1;
+	const char *missing = NULL;
+	size_t n = 1;
+	if (plugins_select(&t->ps, &cr->conf, NULL, &missing) == 0) {
+		hook_t **hs = NULL;
+		n = plugins_hooks(&t->ps, family, &hs);
+		free(hs);
+	}
+	return n > 0;
+}
+
+int
+crawl_run(tick_t *t, rec_t *crawl, int cfd)
+{
+	crawlrun_t *cr = xcalloc(1, sizeof *cr);
+	store_t *s = t->s;
+	cr->t = t;
+	cr->cfd = cfd;
+	char *cid = rec_str(crawl, "id");
+	memcpy(cr->cid, cid, ID_LEN + 1);
+	free(cid);
+	conf_builtins(&cr->conf);
+	conf_load_file(&cr->conf, s->dfd, "abx.conf");
+	conf_load_environ(&cr->conf, environ);
+	const char *cfg = rec_raw(crawl, "config");
+	buf_t why = {0};
+	if (cfg && conf_check_json(cfg, CONF_CRAWL, &why))
+		warnx_("crawl %s: %s; bad values are ignored", cr->cid, why.p);
+	buf_free(&why);
+	if (cfg)
+		conf_load_json(&cr->conf, cfg, CONF_CRAWL);
+	long long n;
+	const char *v = conf_get(&cr->conf, "CRAWL_MAX_CONCURRENT_SNAPSHOTS");
+	cr->slots = v && conf_parse_count(v, &n) == 0 ? (n > MAX_SLOTS ? MAX_SLOTS : (int)n) : 4;
+	if (cr->slots < 1)
+		cr->slots = 1;
+	v = conf_get(&cr->conf, "CRAWL_MAX_URLS");
+	cr->max_urls = v && conf_parse_count(v, &n) == 0 && n <= LONG_MAX ? (long)n : 0;
+	cr->max_size = parse_size(conf_get(&cr->conf, "CRAWL_MAX_SIZE"));
+	cr->timeout = conf_seconds(conf_get(&cr->conf, "CRAWL_TIMEOUT"), 0);
+	cr->max_depth = rec_int(crawl, "max_depth", 0);
+	urlfilter_init(&cr->filter, conf_get(&cr->conf, "URL_ALLOWLIST"), conf_get(&cr->conf, "URL_DENYLIST"));
+	int was_lazy = s->lazy;
+	s->lazy = 1;   /* claims, results, seals, children: synced on a clock */
+	load_limits(cr, crawl);
+	t->crawls++;
+	if (t->verbose)
+		info("crawl %s started (max_depth %d, %d slots)", cr->cid, cr->max_depth, cr->slots);
+
+	int setup = family_has_hooks(cr, "CrawlSetup"), cleanup = family_has_hooks(cr, "CrawlCleanup");
+	if (setup)
+		worker_phase(t, "CrawlSetup", cr->cid, cfd);
+	char j[128];
+	store_crawl_journal(cr->cid, j, sizeof j);
+	unsigned nerr = s->nerr;
+	store_each(s, j, "\"Snapshot\"", collect_url, cr);
+	if (s->nerr != nerr) {
+		/* unreadable: seeding now would queue its URLs twice */
+		tick_error(t, "crawl %s", cr->cid);
+		cr->broken = 1;
+	} else if (cr->seen.n == 0) {
+		seed_snapshots(cr, crawl);
+	}
+
+	int64_t last_sync = clock_mono();
+	for (;;) {
+		watch(cr);
+		/* group commit on a clock: what the workers and we wrote since
+		 * the last sync (claims, results, seals, children) becomes
+		 * durable at most SYNC_US later; an OS crash in between costs
+		 * that work again, never a user's change */
+		if (clock_mono() - last_sync >= SYNC_US) {
+			if (store_syncfs(s) < 0)
+				tick_error(t, "crawl %s", cr->cid);
+			last_sync = clock_mono();
+		}
+		if (cr->stop_reason[0] && !*t->signals)
+			seal_queued(cr);
+		if (!*t->signals && !cr->paused && !cr->cancelled && !cr->stop_reason[0] && !cr->broken)
+			refill(cr);
+		if (cr->nw == 0)
+			break;
+		progress_draw(t, cr->w, cr->nw, &cr->drawn, 0);
+		reap(cr, 250);
+		/* forward each signal once: abx-hook takes a second one as
+		 * "kill the hooks now", so a repeat would cut their grace */
+		for (int i = 0; i < cr->nw; i++)
+			while (cr->w[i].signalled < *t->signals && cr->w[i].signalled < 2) {
+				kill(cr->w[i].pid, cr->w[i].signalled ? SIGINT : SIGTERM);
+				cr->w[i].signalled++;
+			}
+	}
+	progress_draw(t, cr->w, cr->nw, &cr->drawn, 1);
+	if (cr->stop_reason[0])
+		seal_queued(cr);
+	/* CrawlCleanup also stops the daemons CrawlSetup left running */
+	if (!*t->signals && (cleanup || setup))
+		worker_phase(t, "CrawlCleanup", cr->cid, cfd);
+	/* what we and the workers wrote (outputs, index files, records):
+	 * durable before the crawl's own record says anything of it */
+	if (store_syncfs(s) < 0) {
+		tick_error(t, "crawl %s", cr->cid);
+		cr->broken = 1;
+	}
+	s->lazy = was_lazy;
+	if (*t->signals || cr->broken) {
+		if (claim_release(s, cr->cid, 0) < 0)
+			tick_error(t, "unable to release crawl %s", cr->cid);
+		if (t->verbose)
+			info("crawl %s requeued (%s)", cr->cid, cr->broken ? "the store failed" : "interrupted by a signal");
+	} else {
+		int rc = seal_crawl(s, cr->cid, NULL);
+		if (rc == SEAL_ERR)
+			tick_error(t, "unable to seal crawl %s", cr->cid);
+		else if (t->verbose)
+			info("crawl %s %s", cr->cid, rc == SEAL_OK ? "sealed" : "requeued until its next snapshot is due");
+		cr->broken = rc == SEAL_ERR;
+	}
+	lease_drop(cfd);
+	int broken = cr->broken;
+	urlset_free(&cr->seen);
+	urlfilter_free(&cr->filter);
+	conf_free(&cr->conf);
+	free(cr);
+	return broken ? -1 : 0;
+}
+

@@ -1,0 +1,173 @@
+/* worker.c — see worker.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "exitcodes.h"
+#include "lease.h"
+#include "record.h"
+#include "tick.h"
+#include "toolspawn.h"
+#include "worker.h"
+
+
+/*
+ * Start a worker: the toolkit's abx-hook, exec'd (toolspawn.h) with
+ * stdin /dev/null, stdout a pipe to us (the records it prints), our
+ * stderr, and the item's lease as fd 3 — nothing else of ours.  It runs
+ * one phase for id exactly as `abx-hook --family F ID` typed by hand does.
+ * Its commits are left for us to sync ($ABX_SYNC=parent: the tick syncs
+ * the filesystem on its clock, store.h), and it stops when we die
+ * ($ABX_PARENT_PID).  Returns the pid, or -1 (reported) if it did not start.
+ */
+pid_t
+worker_spawn(tick_t *t, const char *family, const char *id, const char *plugins, int lease_fd,
+    long long budget, int *outfd)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		warnsys("unable to start a worker for %s: pipe", id);
+		return -1;
+	}
+	if (!t->hook_prog)
+		t->hook_prog = tool_path("abx-hook");
+	char *argv[12];
+	int n = 0;
+	argv[n++] = "abx-hook";
+	argv[n++] = "-d";
+	argv[n++] = t->s->dir;
+	argv[n++] = "--family";
+	argv[n++] = (char *)family;
+	if (plugins && *plugins) {
+		argv[n++] = "--plugins";
+		argv[n++] = (char *)plugins;
+	}
+	if (t->verbose)
+		argv[n++] = "-v";
+	argv[n++] = (char *)id;
+	argv[n] = NULL;
+	char ppid[48];
+	snprintf(ppid, sizeof ppid, "ABX_PARENT_PID=%ld", (long)getpid());
+	char *env[6], bud[64];
+	int ne = 0;
+	if (budget > 0) {
+		/* what is left of CRAWL_MAX_SIZE: abx-hook stops a hook that
+		 * writes past it while it runs (abx-hook(1)) */
+		snprintf(bud, sizeof bud, "ABX_SIZE_BUDGET=%lld", budget);
+		env[ne++] = bud;
+	}
+	env[ne++] = t->s->durable ? "ABX_SYNC=parent" : "ABX_SYNC=0";
+	env[ne++] = ppid;
+	if (t->tty)
+		env[ne++] = "ABX_PROGRESS_FD=1";   /* "start HOOK" lines */
+	env[ne] = NULL;
+	fflush(stdout);
+	pid_t pid;
+	int rc = tool_spawn(t->hook_prog, argv, env, p[1], lease_fd, id, &pid);
+	close(p[1]);
+	if (rc) {
+		errno = rc;
+		warnsys("unable to start %s for %s", t->hook_prog, id);
+		close(p[0]);
+		return -1;
+	}
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	*outfd = p[0];
+	return pid;
+}
+
+/* Read what a worker printed: result records tell its progress. */
+void
+worker_read(worker_t *w)
+{
+	char chunk[8192];
+	ssize_t n;
+	while (w->outfd >= 0 && (n = read(w->outfd, chunk, sizeof chunk)) > 0)
+		buf_add(&w->out, chunk, n);
+	if (w->out.len == 0)
+		return;
+	char *q = w->out.p, *end = w->out.p + w->out.len;
+	for (char *nl; q < end && (nl = memchr(q, '\n', end - q)); q = nl + 1) {
+		rec_t r;
+		if (nl - q > 6 && memcmp(q, "start ", 6) == 0) {
+			snprintf(w->hook, sizeof w->hook, "%.*s", (int)(nl - q - 6), q + 6);
+			continue;
+		}
+		if (rec_parse(&r, q, nl - q) < 0)
+			continue;
+		if (rec_streq(&r, "type", "ArchiveResult")) {
+			char *h = rec_str(&r, "hook_name");
+			snprintf(w->hook, sizeof w->hook, "%s", h ? h : "");
+			free(h);
+			w->hooks++;
+			w->failed += rec_streq(&r, "status", "failed");
+		}
+		if (w->first_run && (rec_streq(&r, "type", "ArchiveResult") || rec_streq(&r, "type", "Process"))) {
+			w->recs = xrealloc(w->recs, (w->nrecs + 1) * sizeof(rec_t));
+			w->recs[w->nrecs++] = r;
+			continue;
+		}
+		rec_free(&r);
+	}
+	size_t left = end - q;
+	memmove(w->out.p, q, left);
+	w->out.len = left;
+}
+
+int
+worker_phase(tick_t *t, const char *family, const char *cid, int cfd)
+{
+	int outfd, status = 0, sent = 0;
+	pid_t pid = worker_spawn(t, family, cid, NULL, cfd, 0, &outfd);
+	if (pid < 0)
+		return EX_SOFT_;
+	worker_t w = {.outfd = outfd};
+	int pidfd = syscall(SYS_pidfd_open, pid, 0), hup = 0;
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (*t->signals > sent && sent < 2) {
+			kill(pid, sent == 0 ? SIGTERM : SIGINT);
+			sent++;
+		}
+		/* wait on the pipe until it closes, then on the child itself:
+		 * a closed pipe polls ready at once and would spin */
+		struct pollfd p[2] = {{hup ? -1 : outfd, POLLIN, 0}, {pidfd, POLLIN, 0}};
+		int r = poll(p, 2, 200);
+		if (r > 0 && (p[0].revents & (POLLHUP | POLLERR)))
+			hup = 1;
+		worker_read(&w);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	worker_read(&w);
+	close(outfd);
+	buf_free(&w.out);
+	fcntl(cfd, F_SETFD, FD_CLOEXEC);
+	if (t->verbose && w.hooks)
+		info("crawl %s: %s hooks: %d run, %d failed", cid, family, w.hooks, w.failed);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+
+void
+worker_release(worker_t *w)
+{
+	lease_drop(w->lease_fd);
+	if (w->pidfd >= 0)
+		close(w->pidfd);
+	if (w->outfd >= 0)
+		close(w->outfd);
+	buf_free(&w->out);
+	for (size_t i = 0; i < w->nrecs; i++)
+		rec_free(&w->recs[i]);
+	free(w->recs);
+	w->recs = NULL;
+	w->nrecs = 0;
+}
