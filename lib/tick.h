@@ -25,8 +25,9 @@
  * caps the snapshots made; CRAWL_MAX_SIZE (bytes of every sealed snapshot's
  * directory) and CRAWL_TIMEOUT (seconds since the crawl's first run) stop
  * the crawl: no more discovery, and its queued snapshots are sealed
- * unrun, with the reason in the crawl's "limits" field; SNAPSHOT_MAX_SIZE
- * is passed to abx-hook, which stops a snapshot's remaining hooks.
+ * unrun, with the reason in the crawl's "limits" field.  abx-hook enforces
+ * SNAPSHOT_MAX_SIZE, and what is left of CRAWL_MAX_SIZE ($ABX_SIZE_BUDGET),
+ * while the hooks run (checked every 2 s; the hooks stopped when exceeded).
  *
  * Errors: the store's failures (store.h) are reported as they happen and
  * the pass goes on with other work: a crawl on which the store failed
@@ -54,7 +55,7 @@ typedef struct {
 	volatile sig_atomic_t *signals;  /* count of INT/TERM/HUP received */
 	int tick_lock_fd;                /* not inherited by workers */
 	char *hook_prog;                 /* the abx-hook workers exec */
-	plugins_t ps;                    /* discovered plugins, shared by workers */
+	plugins_t ps;                    /* discovered plugins (which families have hooks) */
 	int have_ps;
 	int64_t ps_at;
 	/* counters for the summary */
