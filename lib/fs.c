@@ -174,6 +174,32 @@ write_all(int fd, const void *data, size_t n)
 }
 
 int
+fs_write_new(int dfd, const char *rel, const void *data, size_t n)
+{
+	char tmp[4096];
+	const char *base;
+	int pfd = walk_parent(dfd, rel, tmp, sizeof tmp, &base);
+	if (pfd < 0)
+		return -1;
+	int fd = openat(pfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST) {
+		close(pfd);
+		return fs_replace(dfd, rel, data, n, 0);
+	}
+	int rc = 0;
+	if (fd < 0 || write_all(fd, data, n) < 0)
+		rc = -1;
+	int e = errno;
+	if (fd >= 0 && close(fd) < 0 && rc == 0)
+		rc = -1, e = errno;
+	if (rc < 0 && fd >= 0)
+		unlinkat(pfd, base, 0);
+	close(pfd);
+	errno = e;
+	return rc;
+}
+
+int
 fs_replace(int dfd, const char *rel, const void *data, size_t n, int durable)
 {
 	char tmp[4096], tname[512];

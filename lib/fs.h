@@ -23,6 +23,11 @@ int fs_open(int dfd, const char *rel, int flags, mode_t mode);  /* -1, errno */
 int fs_opendir(int dfd, const char *rel);                        /* O_DIRECTORY */
 int fs_mkdirs(int dfd, const char *rel);                         /* mkdir -p */
 int fs_replace(int dfd, const char *rel, const void *data, size_t n, int durable);
+/* Write a file that does not exist yet in place, in one go (no temporary
+ * file, no rename: one inode); if it exists, fs_replace (not synced).  For
+ * files nothing trusts before a later commit names them: a snapshot's
+ * index files written before its seal commits. */
+int fs_write_new(int dfd, const char *rel, const void *data, size_t n);
 int fs_read_fd(int fd, buf_t *out);                              /* whole file */
 int fs_read(int dfd, const char *rel, buf_t *out);
 int fs_rmtree(int dfd, const char *rel);                         /* rm -rf, no follow */

@@ -3,20 +3,28 @@
  * environment and argv, its pid file; starting it and letting go of it.
  *
  *  1. run_prepare: the cwd (<item dir>/<plugin>, created), the files there
- *     before it runs (outfiles.h), <hook_name>.stdout.log and .stderr.log
- *     opened (truncated) for its output;
+ *     before it runs (outfiles.h), and its output: for a daemon,
+ *     <hook_name>.stdout.log and .stderr.log opened (truncated), since it
+ *     outlives the phase; for any other hook, two memory files
+ *     (memfd_create), written out as those logs when it has ended only if
+ *     not empty (an empty log costs an inode, which costs more than the
+ *     hook's bookkeeping: most hooks print nothing on stderr);
  *  2. run_spawn: EXTRA_CONTEXT set for it, a Process id drawn, posix_spawn
  *     (hookrun.h) with the plugin's config as its environment, then its
  *     pid file (runmark.h; the fault point "hook-after-spawn" lies between
  *     the two), and "start <hook_name>" on $ABX_PROGRESS_FD;
- *  3. run_release: its fds closed, its pid file removed (a CrawlSetup
- *     daemon left running has its .daemon.json instead), its argv freed.
+ *  3. run_release: its logs written out (or an old run's removed), its fds
+ *     closed, its pid file removed (a CrawlSetup daemon left running has
+ *     its .daemon.json instead), its argv freed.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -49,9 +57,47 @@ run_prepare(phase_t *ph, run_t *r, const char *rel)
 		return -1;
 	}
 	ftree_scan(r->cwdfd, &r->before);
+	if (!hook_is_daemon(r->h)) {
+		r->outfd = memfd_create("stdout", MFD_CLOEXEC);
+		r->errfd = memfd_create("stderr", MFD_CLOEXEC);
+		r->memlogs = r->outfd >= 0 && r->errfd >= 0;
+		if (r->memlogs)
+			return 0;
+		if (r->outfd >= 0)
+			close(r->outfd);
+		if (r->errfd >= 0)
+			close(r->errfd);
+	}
 	r->outfd = open_log(r->cwdfd, r->h->stem, "stdout");
 	r->errfd = open_log(r->cwdfd, r->h->stem, "stderr");
 	return r->outfd < 0 || r->errfd < 0 ? -1 : 0;
+}
+
+/* A memory log written out as <stem>.<kind>.log if not empty; an empty one
+ * removes the log an earlier run left, so no log ever belongs to another
+ * run. */
+static void
+write_log(int cwdfd, int memfd, const char *stem, const char *kind)
+{
+	char name[300];
+	snprintf(name, sizeof name, "%s.%s.log", stem, kind);
+	struct stat st;
+	if (fstat(memfd, &st) < 0 || st.st_size == 0) {
+		if (unlinkat(cwdfd, name, 0) < 0 && errno != ENOENT)
+			warnsys("unable to remove %s", name);
+		return;
+	}
+	int fd = openat(cwdfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	off_t off = 0;
+	while (fd >= 0 && off < st.st_size) {
+		ssize_t n = sendfile(fd, memfd, &off, st.st_size - off);
+		if (n <= 0)
+			break;
+	}
+	if (fd < 0 || off < st.st_size)
+		warnsys("unable to write %s", name);
+	if (fd >= 0)
+		close(fd);
 }
 
 void
@@ -59,6 +105,11 @@ run_release(run_t *r)
 {
 	if (r->cwdfd >= 0 && r->h && r->started && !r->spawn_err)
 		pidfile_remove(r->cwdfd, r->h->stem);   /* a daemon's: its .daemon.json says */
+	if (r->memlogs && r->cwdfd >= 0 && r->h) {
+		write_log(r->cwdfd, r->outfd, r->h->stem, "stdout");
+		write_log(r->cwdfd, r->errfd, r->h->stem, "stderr");
+	}
+	r->memlogs = 0;
 	if (r->cwdfd >= 0)
 		close(r->cwdfd);
 	if (r->outfd >= 0)

@@ -37,6 +37,7 @@ typedef struct {
 	int started, spawn_err, recorded;
 	const char *not_run;       /* why it was skipped without running */
 	int cwdfd, outfd, errfd;
+	int memlogs;               /* outfd, errfd are memfds, written out at the end */
 	ftree_t before;            /* the files of its cwd before it ran */
 	char **argv;
 	char *rel, *pwd;           /* its cwd, relative and absolute */

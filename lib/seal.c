@@ -291,8 +291,10 @@ write_json(buf_t *b, const rec_t *snap, const recs_t *rs, const char *dir)
 
 /* ----------------------------------------------------------- sealing */
 
-/* The snapshot's index files, each by temp + rename (not synced here: the
- * seal's commit is preceded by a store barrier).  0, or -1 (s->err set). */
+/* The snapshot's index files: written in place the first time (one inode
+ * each: nothing trusts them before the seal commits), by temp + rename
+ * when they exist (a reseal); not synced here: the seal's commit is
+ * preceded by a store barrier.  0, or -1 (s->err set). */
 static int
 write_files(store_t *s, const rec_t *snap, const char *dir, const rec_t *given, size_t ngiven)
 {
@@ -338,18 +340,18 @@ write_files(store_t *s, const rec_t *snap, const char *dir, const rec_t *given, 
 		goto out;
 	}
 	snprintf(path, sizeof path, "%s/index.jsonl", dir);
-	if (fs_replace(s->dfd, path, b.p, b.len, 0) < 0)
+	if (fs_write_new(s->dfd, path, b.p, b.len) < 0)
 		goto fail;
 	buf_reset(&b);
 	write_json(&b, snap, &rs, dir);
 	snprintf(path, sizeof path, "%s/index.json", dir);
-	if (fs_replace(s->dfd, path, b.p, b.len, 0) < 0)
+	if (fs_write_new(s->dfd, path, b.p, b.len) < 0)
 		goto fail;
 	buf_reset(&b);
 	snprintf(path, sizeof path, "%s/screenshot/screenshot.png", dir);
 	write_html(&b, snap, &rs, fs_exists(s->dfd, path));
 	snprintf(path, sizeof path, "%s/index.html", dir);
-	if (fs_replace(s->dfd, path, b.p, b.len, 0) < 0)
+	if (fs_write_new(s->dfd, path, b.p, b.len) < 0)
 		goto fail;
 	goto out;
 fail:

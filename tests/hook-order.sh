@@ -27,7 +27,7 @@ chmod +x "$T/plugins/alpha/helper.sh"
 mkdir -p "$T/plugins/_private" "$T/plugins/.hidden"
 mkhook "$T/plugins" _private on_Snapshot__00_private.sh
 
-plan 17
+plan 18
 abx-hook -d "$D" -n "$S" >"$T/plan"
 is "$(jq -r .hook_name "$T/plan" | tr '\n' ' ')" \
 	"on_Snapshot__noorder on_Snapshot__05_early on_Snapshot__10_beta on_Snapshot__15_gamma on_Snapshot__20_aaa on_Snapshot__20_alpha " \
@@ -42,7 +42,8 @@ is "$(tr '\n' ' ' <"$T/order")" \
 	"hooks run in that order; non-executable, shadowed and _private ones do not"
 is "$(jq -r 'select(.type=="ArchiveResult") | .status' "$T/out" | sort -u)" succeeded "each gets a result"
 is "$(abx-ls -d "$D" -k result --jsonl | wc -l | tr -d ' ')" 6 "six results in the snapshot's journal"
-ok "the hook's cwd is <snapshot>/<plugin>" test -f "$D/crawls/$C/$S/beta/on_Snapshot__10_beta.stdout.log"
+ok "the hook's cwd is <snapshot>/<plugin>" test -d "$D/crawls/$C/$S/beta"
+ok "a hook that printed nothing leaves no empty log" test ! -e "$D/crawls/$C/$S/beta/on_Snapshot__10_beta.stdout.log"
 
 rm -f "$T/order"
 abx-hook -d "$D" --plugins gamma,alpha "$S" >/dev/null
