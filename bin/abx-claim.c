@@ -190,12 +190,12 @@ main(int argc, char **argv)
 	if (store_open(&s, dir, 0) < 0)
 		die(s.err, "%s", s.errmsg);
 	int rc;
-	if (op == 'R') {
-		rc = claim_renew(&s, op_id, lease_us) == 0 ? 0 : 1;
-		if (rc)
-			warnx_("%s carries no lease", op_id);
-	} else if (op == 'U') {
-		rc = claim_release(&s, op_id, 0) == 0 ? 0 : 1;
+	if (op == 'R' || op == 'U') {
+		int r = op == 'R' ? claim_renew(&s, op_id, lease_us) : claim_release(&s, op_id, 0);
+		if (r < 0)
+			die(s.err, "%s %s: nothing changed: %s", op == 'R' ? "renew" : "release", op_id,
+			    s.errmsg);
+		rc = r == 0 ? 0 : 1;
 		if (rc)
 			warnx_("%s carries no lease", op_id);
 	} else if (op == 'T') {
@@ -205,6 +205,8 @@ main(int argc, char **argv)
 		rec_t *v = xcalloc(count, sizeof(rec_t));
 		int *fds = xcalloc(count, sizeof(int));
 		int got = claim_next_batch(&s, type, NULL, &o, count, v, fds);
+		if (got < 0)
+			die(s.err, "nothing claimed: %s", s.errmsg);
 		for (int i = 0; i < got; i++) {
 			buf_t b = {0};
 			rec_line(&v[i], &b);
@@ -227,6 +229,8 @@ main(int argc, char **argv)
 		case CLAIM_PAUSED: warnx_("%s is paused", id); store_close(&s); return 1;
 		case CLAIM_FINAL: warnx_("%s is sealed", id); store_close(&s); return 1;
 		case CLAIM_NOTFOUND: die(EX_DATAERR_, "no record with id %s", id);
+		case CLAIM_ERROR: die(s.err ? s.err : EX_IOERR_, "nothing claimed: %s", s.errmsg);
+		default: die(EX_SOFT_, "internal error: claim returned %d", cr);
 		}
 		char *rid = rec_str(&r, "id");
 		if (optind < argc) {
@@ -244,6 +248,9 @@ main(int argc, char **argv)
 		free(rid);
 		rec_free(&r);
 	}
-	store_close(&s);
+	if (store_close(&s) < 0 && rc == 0)
+		die(s.err, "%s", s.errmsg);
+	if (s.nerr)
+		warnx_("%s (passed over)", s.errmsg);
 	return rc;
 }

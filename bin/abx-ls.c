@@ -140,7 +140,8 @@ main(int argc, char **argv)
 				warnx_("not an id: %s", argv[i]);
 				bad = 1;
 			} else if (store_get(&s, argv[i], &r) < 0) {
-				warnx_("no record with id %s", argv[i]);
+				if (!s.nerr)
+					warnx_("no record with id %s", argv[i]);
 				bad = 1;
 			} else {
 				print_rec(&c, &r);
@@ -172,5 +173,10 @@ main(int argc, char **argv)
 			store_each(&s, "crawls.jsonl", NULL, each_crawl, &c);
 	}
 	store_close(&s);
+	if (s.nerr) {
+		/* what could be read was printed; say what could not */
+		errorx("%s", s.errmsg);
+		return s.err ? s.err : EX_IOERR_;
+	}
 	return bad ? EX_DATAERR_ : 0;
 }

@@ -55,7 +55,8 @@ main(int argc, char **argv)
 		if (store_open(&s, dir, 0) < 0)
 			die(s.err, "%s", s.errmsg);
 		seal_site_index(&s);
-		store_close(&s);
+		if (store_close(&s) < 0 || s.nerr)
+			die(s.err, "%s", s.errmsg);
 		return 0;
 	}
 	if (optind + 1 != argc)
@@ -96,6 +97,9 @@ main(int argc, char **argv)
 	int code = 0;
 	switch (rc) {
 	case SEAL_OK: {
+		/* acknowledge after durable: a reseal's files too */
+		if (store_sync(&s) < 0)
+			die(s.err, "unable to seal %s: %s", id, s.errmsg);
 		buf_t b = {0};
 		rec_line(&out, &b);
 		cli_out(b.p, b.len);
@@ -115,7 +119,8 @@ main(int argc, char **argv)
 		code = 1;
 		break;
 	default:
-		die(EX_SOFT_, "unable to seal %s", id);
+		die(s.err ? s.err : EX_SOFT_, "unable to seal %s: %s", id,
+		    s.errmsg[0] ? s.errmsg : "internal error");
 	}
 	if (own)
 		lease_drop(fd);

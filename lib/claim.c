@@ -179,14 +179,17 @@ claim_next_except(store_t *s, const char *type, const char *crawl_id, char (*exc
 		                                                                : CLAIM_BUSY;
 		if (t == CLAIM_OK) {
 			*fdp = fd;
-			rc = CLAIM_OK;
+			rc = CLAIM_OK;   /* even after one that could not be read */
 			break;
 		}
 		if (fd >= 0)
 			close(fd);   /* not due after all: leave any note as it was */
 		if (t == CLAIM_ERROR) {
+			/* a commit that failed (a full disk) fails them all; a
+			 * record that could not be read is passed over */
 			rc = CLAIM_ERROR;
-			break;
+			if (s->rollback)
+				break;
 		}
 		skip = xrealloc(skip, (nskip + 1) * sizeof *skip);
 		memcpy(skip[nskip++], id, ID_LEN + 1);

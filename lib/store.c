@@ -599,7 +599,11 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 		return store_fail(s, EX_IOERR_, e, "unable to append to %s/%s", s->dir, j);
 	}
 	w->end = w->base + len;
-	if (s->durable && !s->lazy && fdatasync(w->fd) < 0)
+	/* a crawl's journal may hold a worker's unsynced result lines (its
+	 * commits are deferred), whose files must be durable first: syncing
+	 * it is a syncfs, which makes them durable together */
+	int shared = w->base > 0 && strncmp(j, "crawls/", 7) == 0;
+	if (s->durable && !s->lazy && (shared ? syncfs(w->fd) : fdatasync(w->fd)) < 0)
 		return store_fail(s, EX_IOERR_, errno, "unable to sync %s/%s", s->dir, j);
 	if (s->durable && s->lazy) {
 		size_t k = 0;

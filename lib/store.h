@@ -161,7 +161,10 @@ void store_discard(store_t *s);    /* drop what is staged */
  * directory (syncfs(2): files, their directories, the journals), or, when
  * commits are deferred, the deferred sync is a syncfs.  One syncfs covers
  * every file a batch of seals wrote, which costs less than an fsync of
- * each (abx(7) INTERNALS has the figures).  store_syncfs() syncs the
+ * each (abx(7) INTERNALS has the figures).  A durable commit to a crawl's
+ * journal that already holds lines is a syncfs too: the journal may hold
+ * a worker's deferred result lines, whose files must not follow them.
+ * store_syncfs() syncs the
  * filesystem now (abx-tick's clock).  What is lost to an OS crash before
  * a deferred sync is work re-done (the snapshot runs again):
  * at-least-once, never a user's acknowledged change, since abx-add and

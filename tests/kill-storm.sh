@@ -83,7 +83,7 @@ while [ "$k" -lt "$kills" ] && ! sealed_all; do
 	[ "$ms" -gt "$worst" ] && worst=$ms
 	[ "$ms" -gt 1000 ] && slow_waits=$((slow_waits + 1))
 done
-diag "$k kills ($(sort "$T/modes" | uniq -c | awk '{printf "%s%s %s", NR > 1 ? ", " : "", $1, $2}')); the slowest store access after a kill took $worst ms"
+diag "$k kills ($(sort "$T/modes" | uniq -c | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2}')); the slowest store access after a kill took $worst ms"
 is "$slow_waits" 0 "after every kill the store was free within a second"
 
 # -- abx-tick alone finishes the crawl; a snapshot whose worker was killed

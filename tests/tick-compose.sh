@@ -145,6 +145,12 @@ timeout 30 abx-tick -d "$D" 2>"$T/tick5.err"
 is "$?" 74 "abx-tick exits 74 (an I/O error)"
 like "$(cat "$T/tick5.err")" "crawls/$B/snapshots.jsonl: Is a directory" "and names the path and the cause"
 is "$(abx-ls -d "$D" "$G" | jq -r .status)" sealed "the other crawl ran and is sealed"
+abx-ls -d "$D" -k snapshot --jsonl >"$T/ls5.out" 2>"$T/ls5.err"
+is "$?" 74 "abx-ls says it could not read everything (74)"
+like "$(cat "$T/ls5.err")" "Is a directory" "naming the cause"
+abx-claim -d "$D" -k snapshot >/dev/null 2>"$T/claim5.err"
+is "$?" 74 "abx-claim of the next snapshot (the broken crawl's) fails cleanly (74)"
+like "$(cat "$T/claim5.err")" "nothing claimed: .*Is a directory" "and says nothing was claimed, and why"
 isnt_sealed=$(abx-ls -d "$D" "$B" | jq -r .status)
 ok "the broken one is left to run again ($isnt_sealed)" test "$isnt_sealed" != sealed
 rmdir "$D/crawls/$B/snapshots.jsonl"
