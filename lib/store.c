@@ -446,7 +446,10 @@ store_get_in(store_t *s, const char *id, const char *journal, rec_t *out)
 		buf_free(&line);
 		/* a stale hint: rescan that journal for this id */
 		int64_t off;
+		unsigned nerr = s->nerr;
 		int found = journal_find(s, j, id, out, &off) == 0;
+		if (!found && s->nerr != nerr)
+			return -1;   /* unreadable: the hint may be right; keep it */
 		if (s->locked) {
 			/* correct the hint, or drop a ghost (an index line
 			 * whose journal write never happened) */
