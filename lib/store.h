@@ -161,7 +161,7 @@ void store_discard(store_t *s);    /* drop what is staged */
  * directory (syncfs(2): files, their directories, the journals), or, when
  * commits are deferred, the deferred sync is a syncfs.  One syncfs covers
  * every file a batch of seals wrote, which costs less than an fsync of
- * each (abx(7) INTERNALS has the figures).  A durable commit to a crawl's
+ * each (make bench prints what the syncs cost a snapshot).  A durable commit to a crawl's
  * journal that already holds lines is a syncfs too: the journal may hold
  * a worker's deferred result lines, whose files must not follow them.
  * store_syncfs() syncs the
