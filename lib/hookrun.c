@@ -125,8 +125,8 @@ advance(proc_t *p, int64_t now)
 	}
 }
 
-long long
-proc_starttime(pid_t pid)
+int
+proc_stat(pid_t pid, proc_stat_t *st)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
@@ -138,36 +138,20 @@ proc_starttime(pid_t pid)
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return -1;
-	/* fields after comm: state(3) ... starttime(22) */
-	int field = 2;
-	for (p++; *p && field < 22; p++)
-		if (*p == ' ')
-			field++;
-	return strtoll(p, NULL, 10);
-}
-
-/* State and process group of a pid from /proc/PID/stat; -1 if gone. */
-static int
-proc_stat(const char *pid, char *state, long *pgrp)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof path, "/proc/%s/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
+	/* after "pid (comm)": state(3) ppid pgrp session ... starttime(22) */
 	char *p = strrchr(buf, ')');
 	long ppid;
-	if (!p || sscanf(p + 1, " %c %ld %ld", state, &ppid, pgrp) != 3)
+	if (!p || sscanf(p + 1, " %c %ld %ld %ld %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+	    "%*s %*s %lld", &st->state, &ppid, &st->pgrp, &st->sid, &st->start) != 5)
 		return -1;
 	return 0;
+}
+
+long long
+proc_starttime(pid_t pid)
+{
+	proc_stat_t st;
+	return proc_stat(pid, &st) == 0 ? st.start : -1;
 }
 
 int
@@ -181,10 +165,9 @@ proc_group_alive(pid_t pgid)
 		return 1;
 	int alive = 0;
 	for (struct dirent *e; !alive && (e = readdir(d));) {
-		char st;
-		long pg;
-		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && proc_stat(e->d_name, &st, &pg) == 0 &&
-		    pg == pgid && st != 'Z' && st != 'X')
+		proc_stat_t ps;
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && proc_stat(atol(e->d_name), &ps) == 0 &&
+		    ps.pgrp == pgid && ps.state != 'Z' && ps.state != 'X')
 			alive = 1;
 	}
 	closedir(d);

@@ -92,7 +92,15 @@ void proc_detach(proc_t *p);
  * it at a timeout or an interrupt. */
 int proc_exit_code(const proc_t *p);
 
-/* Field 22 of /proc/PID/stat (start time in clock ticks since boot), or -1. */
+/* What abx reads of /proc/PID/stat: the one reader of it. */
+typedef struct {
+	char state;             /* R S D Z ... */
+	long pgrp, sid;
+	long long start;        /* clock ticks since boot */
+} proc_stat_t;
+/* 0, or -1 if the process is gone (or /proc unreadable). */
+int proc_stat(pid_t pid, proc_stat_t *st);
+/* Its start time, or -1. */
 long long proc_starttime(pid_t pid);
 /* Kill every live process of group pgid, wait up to grace_ms for them to go
  * (SIGTERM first if term, then SIGKILL).  Returns 1 if any was there. */

@@ -53,21 +53,10 @@ sleep_ms(long ms)
 static int
 stat_of(pid_t pid, char *state, long *sid, long long *start)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	proc_stat_t st;
+	if (proc_stat(pid, &st) < 0)
 		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	/* after comm: state ppid pgrp session, 15 fields, starttime (22) */
-	if (!p || sscanf(p + 1, " %c %*s %*s %ld %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
-	    "%*s %*s %*s %*s %lld", state, sid, start) != 3)
-		return -1;
+	*state = st.state, *sid = st.sid, *start = st.start;
 	return 0;
 }
 

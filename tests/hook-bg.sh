@@ -26,7 +26,10 @@ echo '{"type":"ArchiveResult","status":"succeeded","output_str":"done.txt"}'
 EOF
 mkhook fast on_Snapshot__20_fast.sh <<'EOF'
 #!/bin/sh
-# runs while the daemon and the slow hook run alongside
+# runs while the daemon and the slow hook run alongside (the daemon may
+# take a moment to write its pid on a loaded machine)
+i=0
+while [ ! -s ../daemon/pid ] && [ $i -lt 40 ]; do sleep 0.05; i=$((i + 1)); done
 test -s ../daemon/pid && echo daemon-was-up >seen.txt
 exit 0
 EOF
