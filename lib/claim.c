@@ -6,6 +6,7 @@
 
 #include "claim.h"
 #include "err.h"
+#include "queue.h"
 #include "exitcodes.h"
 #include "lease.h"
 
@@ -168,7 +169,7 @@ claim_next_except(store_t *s, const char *type, const char *crawl_id, char (*exc
 		memcpy(skip, except, nexcept * sizeof *skip);
 	int rc = CLAIM_NONE;
 	for (;;) {
-		const ient_t *e = store_next_due(s, type, crawl_id, now, skip, nskip);
+		const ient_t *e = queue_next_due(s, type, crawl_id, now, skip, nskip);
 		if (!e)
 			break;
 		char id[ID_LEN + 1];
@@ -218,7 +219,7 @@ claim_next_batch(store_t *s, const char *type, const char *crawl_id, const claim
 	/* one pass picks the candidates; a rescan only if some were busy */
 	const ient_t **first = xmalloc(sizeof *first * (max + 1));
 	char (*cand)[ID_LEN + 1] = xmalloc(sizeof *cand * (max + 1));
-	size_t ncand = store_first_due(s, type, crawl_id, now, first, max), ci = 0;
+	size_t ncand = queue_first_due(s, type, crawl_id, now, first, max), ci = 0;
 	for (size_t k = 0; k < ncand; k++)
 		memcpy(cand[k], first[k]->id, ID_LEN + 1);
 	while (got < max) {
@@ -226,7 +227,7 @@ claim_next_batch(store_t *s, const char *type, const char *crawl_id, const claim
 		if (ci < ncand) {
 			memcpy(id, cand[ci++], ID_LEN + 1);
 		} else {
-			const ient_t *e = store_next_due(s, type, crawl_id, now, skip, nskip);
+			const ient_t *e = queue_next_due(s, type, crawl_id, now, skip, nskip);
 			if (!e)
 				break;
 			memcpy(id, e->id, ID_LEN + 1);

@@ -27,6 +27,7 @@
 #include "config.h"
 #include "discover.h"
 #include "err.h"
+#include "queue.h"
 #include "exitcodes.h"
 #include "fs.h"
 #include "lease.h"
@@ -404,7 +405,7 @@ refill(crawlrun_t *cr)
 	size_t nc = 0;
 	for (size_t i = 0; i < n; i++) {
 		ient_t *e = &v[i];
-		if (!store_entry_due(e, "Snapshot", cr->cid, now))
+		if (!queue_entry_due(e, "Snapshot", cr->cid, now))
 			continue;
 		if (running(cr, e->id))
 			continue;

@@ -749,7 +749,8 @@ store_commit(store_t *s)
 
 /* -------------------------------------------------------------- queries */
 
-static int
+/* (retry_at, created_at, id) order: when an item became due, then FIFO. */
+int
 ient_cmp(const void *a, const void *b)
 {
 	const ient_t *x = a, *y = b;
@@ -774,63 +775,4 @@ store_active(store_t *s, const char *type, ient_t **out)
 	}
 	qsort(*out, n, sizeof(ient_t), ient_cmp);
 	return n;
-}
-
-int
-store_entry_due(const ient_t *e, const char *type, const char *crawl_id, int64_t now)
-{
-	if (!e->used || !e->live || (type && strcmp(e->type, type) != 0))
-		return 0;
-	if (crawl_id && strcmp(e->crawl_id, crawl_id) != 0 && strcmp(e->id, crawl_id) != 0)
-		return 0;
-	if (e->retry_at == INT64_MAX || e->retry_at < 0 || strcmp(e->status, "paused") == 0)
-		return 0;
-	/* in the future only as a flock lease whose holder may have died */
-	return e->retry_at <= now || e->lease;
-}
-
-size_t
-store_first_due(store_t *s, const char *type, const char *crawl_id, int64_t now, const ient_t **best,
-    size_t k)
-{
-	if (!s->tab && !s->locked)
-		index_refresh(s);
-	size_t n = 0;
-	for (size_t i = 0; i < s->tabcap && k; i++) {
-		const ient_t *e = &s->tab[i];
-		if (!store_entry_due(e, type, crawl_id, now))
-			continue;
-		if (n == k && ient_cmp(e, best[k - 1]) >= 0)
-			continue;
-		/* insertion into the k best, kept sorted */
-		size_t j = n < k ? n++ : k - 1;
-		while (j > 0 && ient_cmp(e, best[j - 1]) < 0) {
-			best[j] = best[j - 1];
-			j--;
-		}
-		best[j] = e;
-	}
-	return n;
-}
-
-const ient_t *
-store_next_due(store_t *s, const char *type, const char *crawl_id, int64_t now,
-    char (*skip)[ID_LEN + 1], size_t nskip)
-{
-	if (!s->tab && !s->locked)
-		index_refresh(s);
-	const ient_t *best = NULL;
-	for (size_t i = 0; i < s->tabcap; i++) {
-		const ient_t *e = &s->tab[i];
-		if (!store_entry_due(e, type, crawl_id, now))
-			continue;
-		if (best && ient_cmp(e, best) >= 0)
-			continue;
-		size_t k = 0;
-		while (k < nskip && strcmp(skip[k], e->id) != 0)
-			k++;
-		if (k == nskip)
-			best = e;
-	}
-	return best;
 }

@@ -199,22 +199,6 @@ int store_each(store_t *s, const char *journal, const char *filter, store_each_f
  * order.  The array is malloc'd; entries are copies. */
 size_t store_active(store_t *s, const char *type, ient_t **out);
 
-/* Is e a due candidate: live, of type (NULL: any) and crawl (NULL: any; a
- * crawl's own id matches too), not paused, retry_at <= now or a flock
- * lease recorded (its holder may have died: the caller tries the lock)? */
-int store_entry_due(const ient_t *e, const char *type, const char *crawl_id, int64_t now);
-
-/* The first due entry in (retry_at, created_at, id) order, in one pass
- * (no copy, no sort): live, of type (NULL: any) and crawl (NULL: any), not
- * paused, retry_at <= now or a flock lease recorded, and not in skip. */
-const ient_t *store_next_due(store_t *s, const char *type, const char *crawl_id, int64_t now,
-    char (*skip)[ID_LEN + 1], size_t nskip);
-
-/* The first k due entries (same rules, no skip list), in order, in one
- * pass; returns how many (<= k).  The pointers are into the index. */
-size_t store_first_due(store_t *s, const char *type, const char *crawl_id, int64_t now,
-    const ient_t **best, size_t k);
-
 /* Rebuild the index from the journals (the repair pass uses it); 0 or -1. */
 int store_rebuild_index(store_t *s);
 /* Rewrite a journal to its latest versions if it is more than twice its

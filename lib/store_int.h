@@ -32,6 +32,9 @@ void index_append(store_t *s, buf_t *b);
 void index_write_full(store_t *s);   /* compact the index */
 void index_set_from(store_t *s, const rec_t *r, int64_t off);
 
+/* store.c: the order of the due queue (retry_at, created_at, id) */
+int ient_cmp(const void *a, const void *b);
+
 /* journal.c: journals */
 int repair_tail(store_t *s, int fd, const char *rel, int keep);
 void entry_journal(const ient_t *e, char *out, size_t n);

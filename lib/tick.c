@@ -13,6 +13,7 @@
 #include "binary.h"
 #include "claim.h"
 #include "err.h"
+#include "queue.h"
 #include "exitcodes.h"
 #include "lease.h"
 #include "plugin.h"
@@ -185,7 +186,7 @@ due_orphan(tick_t *t, skiplist_t *skip)
 	int did = 0;
 	for (size_t i = 0; i < n && !did; i++) {
 		ient_t *e = &v[i];
-		if (!store_entry_due(e, "Snapshot", t->only_crawl, now))
+		if (!queue_entry_due(e, "Snapshot", t->only_crawl, now))
 			continue;
 		if (skipped(skip, e->crawl_id) || lease_busy(s, e->id))
 			continue;
