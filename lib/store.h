@@ -31,13 +31,17 @@
  * fdatasync (group commit: one sync per journal per commit), then the index
  * lines of the records and a state line {"j":J,"end":N} with the journal's
  * new size.  The index is written after the sync so that the sync carries
- * the journal alone.  A crash between the two leaves the journal longer
+ * the journal alone (a commit of several journals writes them all before
+ * any index line: see Errors).  A crash between the two leaves the journal longer
  * than the end the index knows: every process that takes the lock first
  * replays such tails (a crash, or a line appended by hand under the lock)
  * into the index, before any hint is trusted.  A hint is also checked
  * against the line it points to.  The index is not synced: its first line
- * names the boot it was written in, and an index from another boot (a
- * power loss may have dropped its tail) is rebuilt from the journals.
+ * names the boot it was written in, and an index that is empty, whose
+ * first line is torn or not that header, or that names another boot (a
+ * power loss may have dropped any part of it) is rebuilt from the journals
+ * before anything of it is used ($ABX_TEST_BOOT_ID stands for the boot id
+ * in the power-loss tests).  The due predicate over the index is queue.h's.
  *
  * A torn last line (a writer killed mid-write) is moved to "<journal>.torn"
  * and cut off by the next writer under the lock, with a warning; readers
