@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +149,7 @@ main(int argc, char **argv)
 	conf_t given = {0};   /* the operands, checked as a crawl's config */
 	err_init(argv[0]);
 	sig_reset();
+	signal(SIGPIPE, SIG_IGN);   /* a closed stdout is EPIPE, after the commit */
 	while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;

@@ -78,6 +78,7 @@ run_cmd(store_t *s, const char *kind, const char *id, int fd, int64_t lease_us, 
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);   /* ours, not the command's */
 		setenv("ABX_DIR", s->dir, 1);
 		setenv("ABX_KIND", kind, 1);
 		setenv("ABX_ID", id, 1);
@@ -139,6 +140,7 @@ main(int argc, char **argv)
 	double lease = 60;
 	err_init(argv[0]);
 	sig_reset();
+	signal(SIGPIPE, SIG_IGN);   /* a closed stdout is EPIPE, after the commit */
 	/* '+': options stop at CMD, as in flock(1) */
 	while ((c = getopt_long(argc, argv, "+d:k:l:i:n:hv", longopts, NULL)) != -1) {
 		switch (c) {

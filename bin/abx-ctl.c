@@ -7,6 +7,7 @@
  * (repair.h) and prints what it did as one JSON line.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,7 @@ main(int argc, char **argv)
 	int c;
 	err_init(argv[0]);
 	sig_reset();
+	signal(SIGPIPE, SIG_IGN);   /* a closed stdout is EPIPE, after the commit */
 	while ((c = getopt_long(argc, argv, "d:hv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;

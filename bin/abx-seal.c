@@ -67,8 +67,11 @@ main(int argc, char **argv)
 	if (store_open(&s, dir, 0) < 0)
 		die(s.err, "%s", s.errmsg);
 	rec_t r;
-	if (store_get(&s, id, &r) < 0)
+	if (store_get(&s, id, &r) < 0) {
+		if (s.nerr)
+			die(s.err, "%s", s.errmsg);
 		die(EX_DATAERR_, "no record with id %s", id);
+	}
 	int is_crawl = rec_streq(&r, "type", "Crawl");
 	if (!is_crawl && !rec_streq(&r, "type", "Snapshot"))
 		die(EX_DATAERR_, "%s is not a snapshot or a crawl", id);

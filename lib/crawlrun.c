@@ -119,6 +119,8 @@ load_limits(crawlrun_t *cr, const rec_t *crawl)
 	    (!strcmp(cr->stop_reason, "crawl_timeout") &&
 	        (!cr->timeout || clock_now() - cr->started_at < (int64_t)cr->timeout * 1000000)))
 		cr->stop_reason[0] = 0;
+	if (cr->max_size > 0 && cr->total_size >= cr->max_size && !cr->stop_reason[0])
+		snprintf(cr->stop_reason, sizeof cr->stop_reason, "crawl_max_size");   /* lowered */
 	if (cr->started_at < 0) {
 		cr->started_at = clock_now();
 		save_limits(cr);
@@ -637,8 +639,12 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 		 * durable at most SYNC_US later; an OS crash in between costs
 		 * that work again, never a user's change */
 		if (clock_mono() - last_sync >= SYNC_US) {
-			if (store_syncfs(s) < 0)
+			if (store_syncfs(s) < 0) {
+				/* what the workers wrote may not be on disk: seal
+				 * nothing of this run (it runs again) */
 				tick_error(t, "crawl %s", cr->cid);
+				cr->broken = 1;
+			}
 			last_sync = clock_mono();
 		}
 		if (cr->stop_reason[0] && !*t->signals)

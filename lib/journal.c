@@ -307,9 +307,14 @@ journal_sync(store_t *s, const char *j)
 	size_t n = sb.st_size - from;
 	char *p = xmalloc(n + 1);
 	ssize_t got = pread(fd, p, n, from);
+	int e = errno;
 	close(fd);
-	if (got < 0)
-		got = 0;
+	if (got < 0) {
+		/* the hints for this journal stay as they are; lookups check */
+		free(p);
+		store_fail(s, EX_IOERR_, e, "unable to read %s/%s", s->dir, j);
+		return 0;
+	}
 	buf_t b = {0};
 	char *q = p, *end = p + got;
 	int changed = 0;

@@ -141,6 +141,11 @@ phase_load_config(phase_t *ph)
 	conf_unset(c, "ABX_LEASE_FD");
 	conf_unset(c, "ABX_ID");
 	conf_unset(c, "ABX_SIZE_BUDGET");
+	/* set by abx-tick for its worker (abx-hook), not for the hooks: an
+	 * abx-add a hook runs commits durably, as by hand */
+	conf_unset(c, "ABX_SYNC");
+	conf_unset(c, "ABX_PARENT_PID");
+	conf_unset(c, "ABX_PROGRESS_FD");
 	conf_set(c, "ABX_RUN", ph->mark.token, CONF_FORCED);   /* runmark.h */
 	char *crawl_dir = xasprintf("%s/crawls/%s", ph->data_abs, ph->crawl_id);
 	conf_set(c, "DATA_DIR", ph->data_abs, CONF_FORCED);

@@ -430,7 +430,7 @@ seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, si
 		return SEAL_ERR;
 	fault_point("seal-locked");
 	if (store_get(s, id, &r) < 0)
-		return store_unlock(s) < 0 ? SEAL_ERR : SEAL_NOTFOUND;
+		return store_unlock(s) < 0 || store_failed(s) ? SEAL_ERR : SEAL_NOTFOUND;
 	if (!rec_streq(&r, "type", "Snapshot")) {
 		rec_free(&r);
 		store_unlock(s);
@@ -456,6 +456,8 @@ seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, si
 	if (!was_sealed)
 		store_put(s, &r);   /* staged: sets modified_at, which the files show */
 	int ok = write_files(s, &r, dir, recs, n) == 0;
+	if (ok)
+		store_barrier(s);   /* a reseal's files too: durable at the next sync */
 	if (!ok) {
 		store_discard(s);
 	} else if (!was_sealed) {
@@ -484,7 +486,7 @@ seal_crawl(store_t *s, const char *id, rec_t *out)
 	if (store_lock(s) < 0)
 		return SEAL_ERR;
 	if (store_get(s, id, &r) < 0)
-		return store_unlock(s) < 0 ? SEAL_ERR : SEAL_NOTFOUND;
+		return store_unlock(s) < 0 || store_failed(s) ? SEAL_ERR : SEAL_NOTFOUND;
 	if (!rec_streq(&r, "type", "Crawl")) {
 		rec_free(&r);
 		store_unlock(s);

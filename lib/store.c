@@ -360,12 +360,14 @@ store_lock(store_t *s)
 	while (flock(s->lockfd, LOCK_EX) < 0) {
 		if (errno == EINTR)
 			continue;
+		s->rollback = 1;
 		return store_fail(s, EX_IOERR_, errno, "unable to lock %s/locks/store.lock", s->dir);
 	}
 	s->locked = 1;
 	if (index_refresh(s) < 0) {
 		flock(s->lockfd, LOCK_UN);
 		s->locked = 0;
+		s->rollback = 1;
 		return -1;
 	}
 	/* lines the index missed (a crash, a hand edit) are replayed now,
@@ -374,6 +376,17 @@ store_lock(store_t *s)
 		char j[128];
 		snprintf(j, sizeof j, "%s", s->js[i].j);
 		journal_sync(s, j);
+	}
+	/* a crawl's journal the index has no state for (its first commit's
+	 * index lines were lost: a crash, a full disk) is read whole once */
+	for (size_t i = 0; i < s->tabcap; i++) {
+		const ient_t *e = &s->tab[i];
+		if (!e->used || !e->live || strcmp(e->type, "Crawl") != 0)
+			continue;
+		char j[128];
+		store_crawl_journal(e->id, j, sizeof j);
+		if (!jstate(s, j, 0))
+			journal_sync(s, j);
 	}
 	return 0;
 }
@@ -669,12 +682,10 @@ store_barrier(store_t *s)
 int
 store_syncfs(store_t *s)
 {
-	s->barrier = 0;
-	s->nunsynced = 0;
-	if (!s->durable)
-		return 0;
-	if (syncfs(s->dfd) < 0)
+	if (s->durable && syncfs(s->dfd) < 0)
 		return store_fail(s, EX_IOERR_, errno, "unable to sync the filesystem of %s", s->dir);
+	s->barrier = 0;       /* only now: a failed sync leaves them owed */
+	s->nunsynced = 0;
 	return 0;
 }
 
@@ -704,6 +715,10 @@ store_sync(store_t *s)
 int
 store_commit(store_t *s)
 {
+	if (s->rollback) {
+		store_discard(s);   /* a store_put failed: commit nothing */
+		return -1;
+	}
 	if (s->npend == 0)
 		return 0;
 	/* files a record names are made durable before the record */

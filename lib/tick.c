@@ -143,8 +143,10 @@ resolve_due_binaries(tick_t *t)
 
 /* Crawls passed over for the rest of a pass: busy, or the store failed
  * on them (each is tried once a pass, never spun on). */
+#define SKIP_MAX 64   /* a pass that fails on this many crawls ends */
+
 typedef struct {
-	char id[64][ID_LEN + 1];
+	char id[SKIP_MAX][ID_LEN + 1];
 	size_t n;
 } skiplist_t;
 
@@ -160,7 +162,7 @@ skipped(const skiplist_t *k, const char *id)
 static void
 skip_add(skiplist_t *k, const char *id)
 {
-	if (k->n < 64 && !skipped(k, id))
+	if (k->n < SKIP_MAX && !skipped(k, id))
 		memcpy(k->id[k->n++], id, ID_LEN + 1);
 }
 
@@ -235,6 +237,12 @@ tick_pass(tick_t *t)
 		if (rc == CLAIM_OK) {
 			run_claimed(t, &c, fd, &skip);
 			did = 1;
+			if (skip.n == SKIP_MAX) {
+				/* one more failure could not be remembered, and
+				 * would be claimed again at once: end the pass */
+				errorx("%d crawls failed in this pass; ending it", SKIP_MAX);
+				break;
+			}
 			if (t->only_crawl && !due_orphan(t, &skip))
 				break;
 			continue;

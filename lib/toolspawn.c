@@ -71,11 +71,19 @@ tool_spawn(const char *path, char *const argv[], char *const env[], int out, int
 		extra[ne] = env[ne];
 		ne++;
 	}
-	int lfd = lease_fd;
+	/* the lease and the pipe above the fds they are put on (0 to 3): a
+	 * dup2 onto itself would keep close-on-exec, and one dup2 could
+	 * overwrite the other's source */
+	int lfd = lease_fd, ofd = out;
+	if (out <= 3 && (ofd = fcntl(out, F_DUPFD_CLOEXEC, 4)) < 0)
+		return errno;
 	if (lease_fd >= 0) {
-		/* dup2 onto itself would keep close-on-exec: move it first */
-		if (lease_fd == 3 && (lfd = fcntl(lease_fd, F_DUPFD_CLOEXEC, 4)) < 0)
-			return errno;
+		if (lease_fd <= 3 && (lfd = fcntl(lease_fd, F_DUPFD_CLOEXEC, 4)) < 0) {
+			int e = errno;
+			if (ofd != out)
+				close(ofd);
+			return e;
+		}
 		snprintf(lease_env, sizeof lease_env, "ABX_LEASE_FD=3");
 		snprintf(id_env, sizeof id_env, "ABX_ID=%s", id ? id : "");
 		extra[ne++] = lease_env;
@@ -96,8 +104,7 @@ tool_spawn(const char *path, char *const argv[], char *const env[], int out, int
 	posix_spawnattr_setsigmask(&a, &none);
 	posix_spawnattr_setsigdefault(&a, &all);
 	posix_spawn_file_actions_init(&fa);
-	/* out may be 0 or 3: dup it above the fds being set first */
-	posix_spawn_file_actions_adddup2(&fa, out, 1);
+	posix_spawn_file_actions_adddup2(&fa, ofd, 1);
 	if (lfd >= 0)
 		posix_spawn_file_actions_adddup2(&fa, lfd, 3);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -109,5 +116,7 @@ tool_spawn(const char *path, char *const argv[], char *const env[], int out, int
 	free(envp);
 	if (lfd != lease_fd)
 		close(lfd);
+	if (ofd != out)
+		close(ofd);
 	return rc;
 }

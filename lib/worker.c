@@ -92,6 +92,12 @@ worker_read(worker_t *w)
 	ssize_t n;
 	while (w->outfd >= 0 && (n = read(w->outfd, chunk, sizeof chunk)) > 0)
 		buf_add(&w->out, chunk, n);
+	if (w->outfd >= 0 && n == 0) {
+		/* end of file: the worker closed its stdout; polling it again
+		 * would return at once, every time */
+		close(w->outfd);
+		w->outfd = -1;
+	}
 	if (w->out.len == 0)
 		return;
 	char *q = w->out.p, *end = w->out.p + w->out.len;
@@ -130,25 +136,30 @@ worker_phase(tick_t *t, const char *family, const char *cid, int cfd)
 	if (pid < 0)
 		return EX_SOFT_;
 	worker_t w = {.outfd = outfd};
-	int pidfd = syscall(SYS_pidfd_open, pid, 0), hup = 0;
-	while (waitpid(pid, &status, WNOHANG) == 0) {
+	int pidfd = syscall(SYS_pidfd_open, pid, 0);
+	pid_t got;
+	while ((got = waitpid(pid, &status, WNOHANG)) == 0 || (got < 0 && errno == EINTR)) {
 		if (*t->signals > sent && sent < 2) {
 			kill(pid, sent == 0 ? SIGTERM : SIGINT);
 			sent++;
 		}
-		/* wait on the pipe until it closes, then on the child itself:
-		 * a closed pipe polls ready at once and would spin */
-		struct pollfd p[2] = {{hup ? -1 : outfd, POLLIN, 0}, {pidfd, POLLIN, 0}};
-		int r = poll(p, 2, 200);
-		if (r > 0 && (p[0].revents & (POLLHUP | POLLERR)))
-			hup = 1;
+		/* wait on the pipe until it closes (worker_read closes it at
+		 * end of file: a closed pipe would poll ready at once), then
+		 * on the child itself */
+		struct pollfd p[2] = {{w.outfd, POLLIN, 0}, {pidfd, POLLIN, 0}};
+		poll(p, 2, 200);
 		worker_read(&w);
 	}
 	if (pidfd >= 0)
 		close(pidfd);
 	worker_read(&w);
-	close(outfd);
+	if (w.outfd >= 0)
+		close(w.outfd);
 	buf_free(&w.out);
+	if (got < 0) {
+		warnsys("unable to wait for the %s worker of crawl %s", family, cid);
+		return EX_SOFT_;
+	}
 	fcntl(cfd, F_SETFD, FD_CLOEXEC);
 	if (t->verbose && w.hooks)
 		info("crawl %s: %s hooks: %d run, %d failed", cid, family, w.hooks, w.failed);

@@ -32,10 +32,10 @@ C=$(abx-add -d "$D" --depth 1 --plugins wget,parse_html_urls \
 	--config CRAWL_MAX_CONCURRENT_SNAPSHOTS=4 <"$T/urls" | jq -r .id)
 ok "a crawl of $pages pages is queued" test -n "$C" || exit 1
 
-# rnd N: a number in [0, N) from the seeded sequence
+# rnd N: a number in [0, N), the next of the seeded sequence (the caller
+# steps n_rnd: rnd runs in a subshell, $(...))
 n_rnd=0
 rnd() {
-	n_rnd=$((n_rnd + 1))
 	awk -v s="$seed" -v k="$n_rnd" -v n="$1" 'BEGIN { srand(s + k * 7919); print int(rand() * n) }'
 }
 abx_procs() { pgrep -f "abx-(tick|hook) .*-d $D" 2>/dev/null | grep -v "^$$\$"; }
@@ -47,6 +47,7 @@ worst=0
 k=0
 modes="main worker group daemon"
 while [ "$k" -lt "$kills" ] && ! sealed_all; do
+	n_rnd=$((n_rnd + 1))
 	mode=$(echo "$modes" | cut -d' ' -f$(($(rnd 4) + 1)))
 	if [ "$mode" = daemon ]; then
 		setsid abx-tick -d "$D" --daemon --poll 0.5 2>>"$T/storm.err" &
@@ -55,6 +56,7 @@ while [ "$k" -lt "$kills" ] && ! sealed_all; do
 	fi
 	pid=$!
 	# a random moment: 0.1 .. 1.5 s in
+	n_rnd=$((n_rnd + 1))
 	sleep "$(awk -v r="$(rnd 15)" 'BEGIN { printf "%.1f", 0.1 + r / 10 }')"
 	case $mode in
 	worker)
