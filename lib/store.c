@@ -371,7 +371,13 @@ store_lock(store_t *s)
 		return -1;
 	}
 	/* lines the index missed (a crash, a hand edit) are replayed now,
-	 * before any decision is taken on a hint */
+	 * before any decision is taken on a hint.  A journal that cannot be
+	 * read here is not this transaction's failure (its lookups fail on
+	 * their own): it is warned of once */
+	unsigned nerr = s->nerr;
+	int err = s->err;
+	char msg[sizeof s->errmsg];
+	memcpy(msg, s->errmsg, sizeof msg);
 	for (size_t i = 0; i < s->njs; i++) {
 		char j[128];
 		snprintf(j, sizeof j, "%s", s->js[i].j);
@@ -387,6 +393,12 @@ store_lock(store_t *s)
 		store_crawl_journal(e->id, j, sizeof j);
 		if (!jstate(s, j, 0))
 			journal_sync(s, j);
+	}
+	if (s->nerr != nerr) {
+		if (!s->replay_warned++)
+			warnx_("%s (its index hints are kept as they are)", s->errmsg);
+		s->nerr = nerr, s->err = err;
+		memcpy(s->errmsg, msg, sizeof msg);
 	}
 	return 0;
 }

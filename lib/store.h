@@ -125,6 +125,7 @@ typedef struct store {
 	char errmsg[512];              /* its message, without the program name */
 	unsigned nerr, txerr;          /* errors so far; at store_lock */
 	int rollback;                  /* this transaction commits nothing */
+	int replay_warned;             /* a journal store_lock could not replay */
 } store_t;
 
 /* Open DIR (NULL: $ABX_DIR, else the default).  create: make it if absent;

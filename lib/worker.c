@@ -89,7 +89,7 @@ void
 worker_read(worker_t *w)
 {
 	char chunk[8192];
-	ssize_t n;
+	ssize_t n = -1;
 	while (w->outfd >= 0 && (n = read(w->outfd, chunk, sizeof chunk)) > 0)
 		buf_add(&w->out, chunk, n);
 	if (w->outfd >= 0 && n == 0) {

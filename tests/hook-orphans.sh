@@ -62,7 +62,7 @@ rm -f "$T/hold"
 expect_exit 0 "the snapshot runs again" abx-hook -d "$D" "$S"
 ok "the hook of the dead run and its children are gone" all_gone "$@"
 is "$(grep -c overlap "$T/orph.log")" 0 "none of them was alive when the hook ran again"
-like "$(cat "$T/stderr")" "ending 4 processes left running by an earlier run of $S" "abx-hook says what it ended"
+like "$(cat "$T/stderr")" "ending [0-9]+ processes? left running by an earlier run of $S" "abx-hook says what it ended"
 is "$(jq -r 'select(.type=="ArchiveResult") | .status + " " + .notes' "$T/stdout")" "succeeded " \
 	"the rerun's result is recorded normally"
 ok "a clean run clears its mark" test ! -k "$SD"
