@@ -383,17 +383,6 @@ store_lock(store_t *s)
 		snprintf(j, sizeof j, "%s", s->js[i].j);
 		journal_sync(s, j);
 	}
-	/* a crawl's journal the index has no state for (its first commit's
-	 * index lines were lost: a crash, a full disk) is read whole once */
-	for (size_t i = 0; i < s->tabcap; i++) {
-		const ient_t *e = &s->tab[i];
-		if (!e->used || !e->live || strcmp(e->type, "Crawl") != 0)
-			continue;
-		char j[128];
-		store_crawl_journal(e->id, j, sizeof j);
-		if (!jstate(s, j, 0))
-			journal_sync(s, j);
-	}
 	if (s->nerr != nerr) {
 		if (!s->replay_warned++)
 			warnx_("%s (its index hints are kept as they are)", s->errmsg);
@@ -589,7 +578,13 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 	struct stat st;
 	if (fstat(w->fd, &st) < 0)
 		return store_fail(s, EX_IOERR_, errno, "unable to stat %s/%s", s->dir, j);
+	/* the index must know the journal (a state line: replayed from
+	 * there) before a line is written to it, or a crash or a full disk
+	 * that loses this commit's index lines would hide its records */
 	journal_sync(s, j);
+	if (!jstate(s, j, 0))
+		return store_fail(s, EX_IOERR_, ENOSPC, "unable to note %s/%s in %s/%s", s->dir, j, s->dir,
+		    INDEX_PATH);
 	buf_t lines = {0}, post = {0};
 	w->base = st.st_size;
 	for (size_t i = 0; i < s->npend; i++) {
