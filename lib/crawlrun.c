@@ -453,8 +453,7 @@ refill(crawlrun_t *cr)
 		w->lease_fd = fd;
 		w->started = clock_mono();
 		long long left = cr->max_size > 0 ? cr->max_size - cr->total_size : 0;
-		w->pid = worker_spawn(t, "Snapshot", w->id, cr->cid, plugins, fd, left > 0 ? left : 0,
-		    &w->outfd);
+		w->pid = worker_spawn(t, "Snapshot", w->id, plugins, fd, left > 0 ? left : 0, &w->outfd);
 		if (w->pid < 0) {
 			/* put it back: due again after a pause, not at once */
 			lease_drop(fd);

@@ -343,8 +343,6 @@ index_refresh(store_t *s)
 {
 	struct stat st;
 	int fd = -1;
-	if (s->noindex)
-		return 0;   /* the parent keeps it (store.h) */
 	if (fs_exists(s->dfd, INDEX_PATH) == 0)
 		return rebuild_locked(s);
 	if (s->idxfd >= 0 && fstatat(s->dfd, INDEX_PATH, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -415,7 +413,7 @@ index_refresh(store_t *s)
 void
 index_append(store_t *s, buf_t *b)
 {
-	if (b->len == 0 || s->noindex)
+	if (b->len == 0)
 		return;
 	if (s->idxfd < 0 && index_refresh(s) < 0)
 		return;

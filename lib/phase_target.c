@@ -146,7 +146,6 @@ phase_load_config(phase_t *ph)
 	conf_unset(c, "ABX_SYNC");
 	conf_unset(c, "ABX_PARENT_PID");
 	conf_unset(c, "ABX_PROGRESS_FD");
-	conf_unset(c, "ABX_CRAWL_ID");
 	conf_set(c, "ABX_RUN", ph->mark.token, CONF_FORCED);   /* runmark.h */
 	char *crawl_dir = xasprintf("%s/crawls/%s", ph->data_abs, ph->crawl_id);
 	conf_set(c, "DATA_DIR", ph->data_abs, CONF_FORCED);

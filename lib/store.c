@@ -151,10 +151,6 @@ store_open(store_t *s, const char *dir, int create)
 	s->durable = !(sync && strcmp(sync, "0") == 0);
 	s->parent_syncs = sync && strcmp(sync, "parent") == 0;
 	s->lazy = (sync && strcmp(sync, "batch") == 0) || s->parent_syncs;
-	s->noindex = s->parent_syncs;
-	const char *hint = getenv("ABX_CRAWL_ID");
-	if (hint && id_valid(hint))
-		snprintf(s->crawl_hint, sizeof s->crawl_hint, "%s", hint);
 	read_boot_id(s);
 	s->dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->dfd < 0 && errno == ENOENT && create) {
@@ -518,12 +514,6 @@ store_get(store_t *s, const char *id, rec_t *out)
 		return 0;
 	if (!id_valid(id))
 		return -1;
-	if (s->crawl_hint[0]) {
-		char j[128];
-		store_crawl_journal(s->crawl_hint, j, sizeof j);
-		if (journal_find(s, j, id, out, NULL) == 0)
-			return 0;
-	}
 	for (int i = 0; tops[i]; i++)
 		if (journal_find(s, tops[i], id, out, NULL) == 0)
 			return 0;
@@ -590,11 +580,9 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 		return store_fail(s, EX_IOERR_, errno, "unable to stat %s/%s", s->dir, j);
 	/* the index must know the journal (a state line: replayed from
 	 * there) before a line is written to it, or a crash or a full disk
-	 * that loses this commit's index lines would hide its records (a
-	 * worker without the index writes only to journals it knows) */
-	if (!s->noindex)
-		journal_sync(s, j);
-	if (!s->noindex && !jstate(s, j, 0))
+	 * that loses this commit's index lines would hide its records */
+	journal_sync(s, j);
+	if (!jstate(s, j, 0))
 		return store_fail(s, EX_IOERR_, ENOSPC, "unable to note %s/%s in %s/%s", s->dir, j, s->dir,
 		    INDEX_PATH);
 	buf_t lines = {0}, post = {0};
@@ -609,7 +597,7 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 		buf_addc(&lines, '\n');
 		ient_t *e = index_slot(s, p->id, 0);
 		int was_live = e && e->live;
-		if (!s->noindex && (p->active || was_live)) {
+		if (p->active || was_live) {
 			index_set_from(s, &p->rec, off);
 			index_line(s, p->active ? &w->idx : &post, index_slot(s, p->id, 0));
 		}
@@ -764,7 +752,7 @@ store_commit(store_t *s)
 	} else {
 		/* the index lines follow the journals' sync: hints, replayed by
 		 * the next locker (journal_sync) if a crash drops them */
-		for (size_t k = 0; k < nw && !s->noindex; k++) {
+		for (size_t k = 0; k < nw; k++) {
 			jstate(s, w[k].j, 1)->end = w[k].end;
 			state_line(&w[k].idx, w[k].j, w[k].end);
 			index_append(s, &w[k].idx);

@@ -104,8 +104,6 @@ typedef struct store {
 	int durable;                   /* fdatasync at commit ($ABX_SYNC=0: no) */
 	int lazy;                      /* defer syncs to store_sync ($ABX_SYNC=batch) */
 	int parent_syncs;              /* ... and never sync ($ABX_SYNC=parent) */
-	int noindex;                   /* leave the index to the parent (parent_syncs) */
-	char crawl_hint[ID_LEN + 1];   /* $ABX_CRAWL_ID: look up records there first */
 	int barrier;                   /* files must be durable before the next line */
 	char (*unsynced)[128];         /* journals written since the last sync */
 	size_t nunsynced;
@@ -171,12 +169,6 @@ void store_discard(store_t *s);    /* drop what is staged */
  * each (make bench prints what the syncs cost a snapshot).  A durable commit to a crawl's
  * journal that already holds lines is a syncfs too: the journal may hold
  * a worker's deferred result lines, whose files must not follow them.
- * A process whose parent syncs (abx-tick's worker) also leaves the active
- * index to it: it never reads it (loading it costs what the active items
- * count, per worker) and writes no index line; it finds records by
- * scanning their journal ($ABX_CRAWL_ID names the crawl whose journal to
- * look in first), and the lines it appends are taken into the index by
- * the parent's next store_lock, which replays every journal's tail.
  * store_syncfs() syncs the
  * filesystem now (abx-tick's clock).  What is lost to an OS crash before
  * a deferred sync is work re-done (the snapshot runs again):

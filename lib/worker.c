@@ -29,8 +29,8 @@
  * ($ABX_PARENT_PID).  Returns the pid, or -1 (reported) if it did not start.
  */
 pid_t
-worker_spawn(tick_t *t, const char *family, const char *id, const char *crawl, const char *plugins,
-    int lease_fd, long long budget, int *outfd)
+worker_spawn(tick_t *t, const char *family, const char *id, const char *plugins, int lease_fd,
+    long long budget, int *outfd)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0) {
@@ -56,12 +56,8 @@ worker_spawn(tick_t *t, const char *family, const char *id, const char *crawl, c
 	argv[n] = NULL;
 	char ppid[48];
 	snprintf(ppid, sizeof ppid, "ABX_PARENT_PID=%ld", (long)getpid());
-	char *env[7], bud[64], cid[64];
+	char *env[6], bud[64];
 	int ne = 0;
-	if (crawl && *crawl) {
-		snprintf(cid, sizeof cid, "ABX_CRAWL_ID=%s", crawl);
-		env[ne++] = cid;   /* where its records are (store.h) */
-	}
 	if (budget > 0) {
 		/* what is left of CRAWL_MAX_SIZE: abx-hook stops a hook that
 		 * writes past it while it runs (abx-hook(1)) */
@@ -136,7 +132,7 @@ int
 worker_phase(tick_t *t, const char *family, const char *cid, int cfd)
 {
 	int outfd, status = 0, sent = 0;
-	pid_t pid = worker_spawn(t, family, cid, cid, NULL, cfd, 0, &outfd);
+	pid_t pid = worker_spawn(t, family, cid, NULL, cfd, 0, &outfd);
 	if (pid < 0)
 		return EX_SOFT_;
 	worker_t w = {.outfd = outfd};

@@ -35,8 +35,8 @@ typedef struct {
 } worker_t;
 
 /* Start a worker for id (its lease: lease_fd); the pid, or -1 (reported). */
-pid_t worker_spawn(tick_t *t, const char *family, const char *id, const char *crawl,
-    const char *plugins, int lease_fd, long long budget, int *outfd);
+pid_t worker_spawn(tick_t *t, const char *family, const char *id, const char *plugins, int lease_fd,
+    long long budget, int *outfd);
 /* Take in what the worker printed so far (non-blocking). */
 void worker_read(worker_t *w);
 /* Let go of an ended worker: its lease, fds and records. */
