@@ -126,13 +126,18 @@ apply(store_t *s, const char *id, apply_fn fn, const char *op)
 			free(cid);
 		}
 		rc = fn(&r, now);
-		if (rc == CTL_OK)
-			store_put(s, &r);
 		/* cascade even if the crawl itself was already in that state:
-		 * it repairs snapshots left behind by a crash */
+		 * it repairs snapshots left behind by a crash.  The snapshots
+		 * are staged first, so the commit writes (and syncs) the
+		 * crawl's journal before crawls.jsonl: a power loss between
+		 * the two leaves the crawl as it was, which the command, run
+		 * again, completes; never a crawl that says resumed or paused
+		 * over snapshots that are not */
 		if (is_crawl && (rc == CTL_OK || rc == CTL_NOOP)) {
 			cascade(s, id, fn == do_pause ? do_pause : fn, now);
 		}
+		if (rc == CTL_OK)
+			store_put(s, &r);
 	}
 	rec_free(&r);
 	store_unlock(s);
