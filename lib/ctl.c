@@ -127,16 +127,21 @@ apply(store_t *s, const char *id, apply_fn fn, const char *op)
 		}
 		rc = fn(&r, now);
 		/* cascade even if the crawl itself was already in that state:
-		 * it repairs snapshots left behind by a crash.  The snapshots
-		 * are staged first, so the commit writes (and syncs) the
-		 * crawl's journal before crawls.jsonl: a power loss between
-		 * the two leaves the crawl as it was, which the command, run
-		 * again, completes; never a crawl that says resumed or paused
-		 * over snapshots that are not */
-		if (is_crawl && (rc == CTL_OK || rc == CTL_NOOP)) {
-			cascade(s, id, fn == do_pause ? do_pause : fn, now);
-		}
-		if (rc == CTL_OK)
+		 * it repairs snapshots left behind by a crash.  The order of
+		 * the puts is the order the journals are written and synced
+		 * in: a power loss between the two must leave the state that
+		 * holds work back first.  A pause puts the crawl first (its
+		 * snapshots wait behind a paused crawl); a resume or a cancel
+		 * puts the snapshots first (a resumed crawl over paused
+		 * snapshots would never finish; a cancelled one over queued
+		 * snapshots would leave them queued).  The command, run
+		 * again, completes what a power loss cut */
+		int crawl_first = fn == do_pause;
+		if (rc == CTL_OK && crawl_first)
+			store_put(s, &r);
+		if (is_crawl && (rc == CTL_OK || rc == CTL_NOOP))
+			cascade(s, id, fn, now);
+		if (rc == CTL_OK && !crawl_first)
 			store_put(s, &r);
 	}
 	rec_free(&r);
