@@ -262,50 +262,25 @@ setup_common(long n, const char *urlname)
 
 /* ------------------------------------------------------------- overhead */
 
-static double
-spawn_loop(const char *hook, long n)
-{
-	char *argv[] = {(char *)hook, "--url=https://www.example.com/", NULL};
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	double t0 = mono_s();
-	for (long i = 0; i < n; i++) {
-		pid_t pid;
-		int rc = posix_spawn(&pid, hook, &fa, NULL, argv, environ), st;
-		if (rc) {
-			errno = rc;
-			diesys(EX_UNAVAIL_, "unable to spawn %s", hook);
-		}
-		while (waitpid(pid, &st, 0) < 0)
-			if (errno != EINTR)
-				diesys(EX_SOFT_, "waitpid");
-		if (!WIFEXITED(st) || WEXITSTATUS(st))
-			die(EX_SOFT_, "%s failed", hook);
-	}
-	double t = mono_s() - t0;
-	posix_spawn_file_actions_destroy(&fa);
-	return t;
-}
-
-/* The files hook n times, each in a new directory (as abx runs it: a new
+/* The hook n times by posix_spawn + waitpid, stdout to /dev/null; with
+ * dir, each time in a new directory under it (as abx runs a hook: a new
  * snapshot's plugin dir), nothing synced. */
 static double
-spawn_files_loop(const char *dir, long n)
+spawn_loop_in(const char *hook, long n, const char *dir)
 {
-	char *hook = xasprintf("%s/plugins/files/on_Snapshot__10_files.sh", tmproot);
-	char *argv[] = {hook, "--url=https://www.example.com/", NULL};
-	if (mkdir(dir, 0755) < 0)
+	char *argv[] = {(char *)hook, "--url=https://www.example.com/", NULL};
+	if (dir && mkdir(dir, 0755) < 0)
 		diesys(EX_CANTCREAT_, "unable to create %s", dir);
 	double t0 = mono_s();
 	for (long i = 0; i < n; i++) {
-		char *d = xasprintf("%s/%ld", dir, i);
-		if (mkdir(d, 0755) < 0)
+		char *d = dir ? xasprintf("%s/%ld", dir, i) : NULL;
+		if (d && mkdir(d, 0755) < 0)
 			diesys(EX_CANTCREAT_, "unable to create %s", d);
 		posix_spawn_file_actions_t fa;
 		posix_spawn_file_actions_init(&fa);
 		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-		posix_spawn_file_actions_addchdir_np(&fa, d);
+		if (d)
+			posix_spawn_file_actions_addchdir_np(&fa, d);
 		pid_t pid;
 		int rc = posix_spawn(&pid, hook, &fa, NULL, argv, environ), st;
 		posix_spawn_file_actions_destroy(&fa);
@@ -320,7 +295,21 @@ spawn_files_loop(const char *dir, long n)
 			die(EX_SOFT_, "%s failed", hook);
 		free(d);
 	}
-	double t = mono_s() - t0;
+	return mono_s() - t0;
+}
+
+static double
+spawn_loop(const char *hook, long n)
+{
+	return spawn_loop_in(hook, n, NULL);
+}
+
+/* The files hook n times, each in a new directory. */
+static double
+spawn_files_loop(const char *dir, long n)
+{
+	char *hook = xasprintf("%s/plugins/files/on_Snapshot__10_files.sh", tmproot);
+	double t = spawn_loop_in(hook, n, dir);
 	free(hook);
 	return t;
 }

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +26,7 @@
 #include "config.h"
 #include "discover.h"
 #include "err.h"
+#include "hookrun.h"
 #include "queue.h"
 #include "exitcodes.h"
 #include "fs.h"
@@ -299,7 +299,6 @@ worker_done(crawlrun_t *cr, worker_t *w, rec_t *r)
 	int rc = seal_snapshot_with(s, w->id, NULL, w->first_run ? w->recs : NULL, w->nrecs, size);
 	if (rc == SEAL_OK) {
 		t->snapshots++;
-		t->failed_hooks += w->failed;
 		if (t->verbose)
 			info("snapshot %s sealed: %s (%d hooks, %d failed)", w->id, w->url, w->hooks, w->failed);
 	} else if (rc == SEAL_ERR) {
@@ -462,7 +461,7 @@ refill(crawlrun_t *cr)
 			rec_free(&r);
 			continue;
 		}
-		w->pidfd = syscall(SYS_pidfd_open, w->pid, 0);
+		w->pidfd = proc_pidfd(w->pid);
 		cr->nw++;
 		if (t->verbose)
 			info("snapshot %s started: %s (depth %d)", w->id, w->url, w->depth);

@@ -20,8 +20,8 @@
 #define GRACE_MAX 10          /* s: SIGTERM → SIGKILL */
 #define DRAIN_MS 2000         /* how long to wait for a killed group to go */
 
-static int
-pidfd_open_(pid_t pid)
+int
+proc_pidfd(pid_t pid)
 {
 #ifdef SYS_pidfd_open
 	return syscall(SYS_pidfd_open, pid, 0);
@@ -81,7 +81,7 @@ proc_spawn(proc_t *p, const spawn_t *sp, long timeout)
 		p->status = -1;
 		return rc;
 	}
-	p->pidfd = pidfd_open_(p->pid);
+	p->pidfd = proc_pidfd(p->pid);
 	p->state = PROC_RUN;
 	p->deadline = p->timeout ? p->t0 + p->timeout * 1000000LL : 0;
 	return 0;

@@ -92,6 +92,9 @@ void proc_detach(proc_t *p);
  * it at a timeout or an interrupt. */
 int proc_exit_code(const proc_t *p);
 
+/* A pidfd for pid (poll wakes when it exits), or -1 (old kernel: ENOSYS). */
+int proc_pidfd(pid_t pid);
+
 /* What abx reads of /proc/PID/stat: the one reader of it. */
 typedef struct {
 	char state;             /* R S D Z ... */

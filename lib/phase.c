@@ -222,23 +222,13 @@ phase_free(phase_t *ph)
 	runmark_free(&ph->mark);
 	free(ph->hooks);
 	free(ph->runs);
-	if (!ph->borrowed_ps)
-		plugins_free(&ph->ps);
+	plugins_free(&ph->ps);
 }
 
 void
 phase_signals(void (*handler)(int), sigset_t *waitmask)
 {
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	/* nothing inherited counts: an ignored SIGCHLD would reap the hooks
-	 * for us (and spin a poll on their pidfds), an ignored or blocked
-	 * SIGTERM would make us unstoppable */
-	for (int sig = 1; sig < NSIG; sig++) {
-		struct sigaction old;
-		if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &old) == 0 &&
-		    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
-			signal(sig, SIG_DFL);
-	}
 	sigset_t block;
 	sigemptyset(&block);
 	sigemptyset(waitmask);
@@ -250,7 +240,6 @@ phase_signals(void (*handler)(int), sigset_t *waitmask)
 		sigaction(sigs[i], &sa, NULL);
 	}
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGCHLD, SIG_DFL);   /* a forked worker may inherit a handler */
 	/* the handlers are in place before a pending signal is let through */
 	sigprocmask(SIG_SETMASK, &block, NULL);
 }
@@ -311,14 +300,7 @@ phase_run(store_t *s, const phase_opts_t *o)
 	runmark_init(&ph.mark, o->id, ph.base_rel);
 	phase_load_config(&ph);
 	char **path = plugins_path(ph.data_abs);
-	if (o->discovered) {
-		/* found once by the caller (abx-tick, per crawl): a forked
-		 * worker's private copy, not freed here */
-		ph.ps = *o->discovered;
-		ph.borrowed_ps = 1;
-	} else {
-		plugins_discover(&ph.ps, path);
-	}
+	plugins_discover(&ph.ps, path);
 	const char *missing = NULL;
 	if (plugins_select(&ph.ps, &ph.conf, o->plugins, &missing) < 0) {
 		buf_t b = {0};

@@ -81,7 +81,6 @@ typedef struct {
 	char **plugins;             /* explicit whitelist (--plugins), or NULL */
 	int dry_run;                /* print the hooks that would run; run none */
 	int reap_orphans;           /* we are a subreaper with no other children */
-	const struct plugins_s *discovered; /* plugins found already, or NULL */
 	FILE *out;                  /* records as JSONL, or NULL */
 	const sigset_t *waitmask;   /* signal mask while waiting, or NULL */
 	volatile sig_atomic_t *stop;
@@ -90,12 +89,11 @@ typedef struct {
 } phase_opts_t;
 
 /*
- * What a process that runs a phase sets up first (abx-hook, abx-tick's
- * workers): nothing inherited counts — every signal ignored at exec is set
- * back to its default (an ignored SIGCHLD would reap the hooks for us),
- * and the inherited mask is dropped; then SIGINT, SIGTERM and SIGHUP are
- * blocked except while waiting (*waitmask: the mask to wait with, empty)
- * and counted by handler; SIGPIPE ignored; SIGCHLD at its default.
+ * What a process that runs a phase sets up, after its main reset what it
+ * inherited (sig_reset, sigreset.h: an ignored SIGCHLD would reap the
+ * hooks for us, an ignored SIGTERM would make it unstoppable): SIGINT,
+ * SIGTERM and SIGHUP blocked except while waiting (*waitmask: the mask to
+ * wait with, empty) and counted by handler; SIGPIPE ignored.
  */
 void phase_signals(void (*handler)(int), sigset_t *waitmask);
 

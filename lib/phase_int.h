@@ -72,7 +72,6 @@ typedef struct {
 	char *crawl_id, *snap_id, *url;
 	long depth;
 	char *base_rel, *base_abs, *data_abs;
-	int borrowed_ps;           /* ps belongs to the caller */
 	conf_t conf;
 	plugins_t ps;
 	conf_t *pconf;             /* each plugin's config, made when needed */

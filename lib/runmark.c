@@ -92,17 +92,6 @@ env_token(sweep_t *sw, pid_t pid, const char **val)
 /* ------------------------------------------------------------ victims */
 
 static int
-pidfd_open_(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	return syscall(SYS_pidfd_open, pid, 0);
-#else
-	errno = ENOSYS;
-	return -1;
-#endif
-}
-
-static int
 pidfd_signal(int pidfd, int sig)
 {
 #ifdef SYS_pidfd_send_signal
@@ -137,7 +126,7 @@ victim_add(sweep_t *sw, pid_t pid, long long start)
 	for (size_t i = 0; i < sw->n; i++)
 		if (sw->v[i].pid == pid)
 			return;
-	int fd = pidfd_open_(pid);
+	int fd = proc_pidfd(pid);
 	if (fd < 0 && errno == ESRCH)
 		return;
 	if (proc_starttime(pid) != start) {   /* gone, or the pid reused */

@@ -727,7 +727,9 @@ site_page(store_t *s, const char *name, const char *title, rec_t *v, size_t n, l
 		buf_adds(&b, "</p>");
 	}
 	buf_adds(&b, "</main></body></html>\n");
-	if (fs_replace(s->dfd, name, b.p, b.len, 0) < 0)
+	/* synced: a page is written once a pass at most (index.html) or once
+	 * (a full index-K.html), and one a power loss emptied would stay so */
+	if (fs_replace(s->dfd, name, b.p, b.len, s->durable) < 0)
 		warnsys("unable to write %s/%s", s->dir, name);
 	buf_free(&b);
 }
@@ -751,12 +753,8 @@ seal_site_index(store_t *s)
 	if (fs_read(s->dfd, SITE_STATE, &st) == 0) {
 		rec_t r;
 		if (rec_parse(&r, st.p, st.len) == 0) {
-			/* pages written in another boot are not synced: a power
-			 * loss may have emptied them, so they are made again */
-			if (rec_streq(&r, "boot_id", s->boot_id)) {
-				pages = rec_int(&r, "pages", 0);
-				off = rec_int(&r, "offset", 0);
-			}
+			pages = rec_int(&r, "pages", 0);
+			off = rec_int(&r, "offset", 0);
 			rec_free(&r);
 		}
 	}
@@ -813,8 +811,9 @@ seal_site_index(store_t *s)
 	off = page_start;
 	if (advanced) {
 		buf_t b = {0};
-		buf_addf(&b, "{\"pages\":%ld,\"offset\":%lld,\"boot_id\":\"%s\"}\n", pages, off, s->boot_id);
-		if (fs_replace(s->dfd, SITE_STATE, b.p, b.len, 0) < 0)
+		buf_addf(&b, "{\"pages\":%ld,\"offset\":%lld}\n", pages, off);
+		/* after the pages it names, each synced */
+		if (fs_replace(s->dfd, SITE_STATE, b.p, b.len, s->durable) < 0)
 			warnsys("unable to write %s/%s", s->dir, SITE_STATE);
 		buf_free(&b);
 	}

@@ -665,8 +665,8 @@ store_discard(store_t *s)
 	s->npend = 0;
 }
 
-int
-store_sync_journal(store_t *s, const char *j)
+static int
+sync_journal(store_t *s, const char *j)
 {
 	if (!s->durable)
 		return 0;
@@ -708,7 +708,7 @@ store_sync(store_t *s)
 		return store_syncfs(s);
 	int rc = 0;
 	for (size_t i = 0; i < s->nunsynced; i++)
-		if (store_sync_journal(s, s->unsynced[i]) < 0)
+		if (sync_journal(s, s->unsynced[i]) < 0)
 			rc = -1;
 	s->nunsynced = 0;
 	return rc;

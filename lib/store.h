@@ -178,7 +178,6 @@ void store_discard(store_t *s);    /* drop what is staged */
 void store_barrier(store_t *s);
 int store_syncfs(store_t *s);                        /* 0 or -1 */
 int store_sync(store_t *s);                          /* 0 or -1 */
-int store_sync_journal(store_t *s, const char *journal);
 
 /* Latest version of id; 0 found, -1 not.  Staged versions are seen. */
 int store_get(store_t *s, const char *id, rec_t *out);

@@ -60,7 +60,6 @@ typedef struct {
 	int64_t ps_at;
 	/* counters for the summary */
 	int crawls, snapshots, requeued, failed_workers, discovered;
-	int failed_hooks;                /* results recorded failed */
 	int64_t started_us;
 	/* errors: reported as they happen; the pass goes on with other work */
 	int errors, err;                 /* how many; exit code of the first */

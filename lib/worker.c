@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "err.h"
+#include "hookrun.h"
 #include "exitcodes.h"
 #include "lease.h"
 #include "record.h"
@@ -136,7 +136,7 @@ worker_phase(tick_t *t, const char *family, const char *cid, int cfd)
 	if (pid < 0)
 		return EX_SOFT_;
 	worker_t w = {.outfd = outfd};
-	int pidfd = syscall(SYS_pidfd_open, pid, 0);
+	int pidfd = proc_pidfd(pid);
 	pid_t got;
 	while ((got = waitpid(pid, &status, WNOHANG)) == 0 || (got < 0 && errno == EINTR)) {
 		if (*t->signals > sent && sent < 2) {

@@ -4,20 +4,7 @@
 # found by their ABX_RUN token and ended before the snapshot or crawl runs
 # again, including the ones that called setsid or double-forked.
 . "$(dirname "$0")/lib/tap.sh"
-export ABX_PLUGINS_DIR="$T/plugins" ABX_SHARE_DIR="$T/noshare" ABX_SYNC=0
-D=$T/data
-abx-add -d "$D" http://127.0.0.1:9/page >/dev/null
-S=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r .id)
-C=$(abx-ls -d "$D" -k crawl --jsonl | jq -r .id)
-SD=$D/crawls/$C/$S
-mkhook() {
-	mkdir -p "$T/plugins/$1"
-	cat >"$T/plugins/$1/$2"
-	chmod +x "$T/plugins/$1/$2"
-}
-# alive PID: running, and not a zombie waiting for its reaper
-alive() { _st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1); [ -n "$_st" ] && [ "$_st" != Z ]; }
-gone() { ! alive "$1"; }
+. "$(dirname "$0")/lib/hook-lib.sh"
 all_gone() { for _p in "$@"; do alive "$_p" && return 1; done; return 0; }
 # the processes a failed test would leave: every run's pids, in $T/*.pids
 kill_left() { for _f in "$T"/*.pids; do [ -s "$_f" ] && xargs kill -9 <"$_f" 2>/dev/null; done; cleanup; }

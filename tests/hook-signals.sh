@@ -5,19 +5,7 @@
 # SIGTERM and their grace at the crawl's cleanup, whether or not there are
 # CrawlCleanup hooks.
 . "$(dirname "$0")/lib/tap.sh"
-export ABX_PLUGINS_DIR="$T/plugins" ABX_SHARE_DIR="$T/noshare" ABX_SYNC=0
-D=$T/data
-abx-add -d "$D" http://127.0.0.1:9/page >/dev/null
-S=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r .id)
-C=$(abx-ls -d "$D" -k crawl --jsonl | jq -r .id)
-SD=$D/crawls/$C/$S
-mkhook() {
-	mkdir -p "$T/plugins/$1"
-	cat >"$T/plugins/$1/$2"
-	chmod +x "$T/plugins/$1/$2"
-}
-alive() { _st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1); [ -n "$_st" ] && [ "$_st" != Z ]; }
-gone() { ! alive "$1"; }
+. "$(dirname "$0")/lib/hook-lib.sh"
 # the processes a failed test would leave: their pids are in $T/*.pid
 kill_left() { for _f in "$T"/*.pid; do [ -s "$_f" ] && kill -9 "$(cat "$_f")" 2>/dev/null; done; cleanup; }
 trap kill_left EXIT

@@ -3,19 +3,7 @@
 # the tick passes in ABX_SIZE_BUDGET, are watched while hooks run (every
 # 2 s): a hook that keeps writing is stopped long before its timeout.
 . "$(dirname "$0")/lib/tap.sh"
-export ABX_PLUGINS_DIR="$T/plugins" ABX_SHARE_DIR="$T/noshare" ABX_SYNC=0
-D=$T/data
-abx-add -d "$D" http://127.0.0.1:9/page >/dev/null
-S=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r .id)
-C=$(abx-ls -d "$D" -k crawl --jsonl | jq -r .id)
-SD=$D/crawls/$C/$S
-mkhook() {
-	mkdir -p "$T/plugins/$1"
-	cat >"$T/plugins/$1/$2"
-	chmod +x "$T/plugins/$1/$2"
-}
-elapsed() { echo "$(date +%s.%N) - $1" | bc; }
-lt() { [ "$(echo "$1 < $2" | bc)" = 1 ]; }
+. "$(dirname "$0")/lib/hook-lib.sh"
 r() { jq -r "select(.type==\"ArchiveResult\" and .hook_name==\"$1\") | $2" "$T/out"; }
 
 # 1 MB every 0.2 s for 60 s: 300 MB if nothing stops it

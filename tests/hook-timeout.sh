@@ -1,23 +1,9 @@
 #!/bin/sh
 # abx-hook: timeouts, process groups, and nothing left running afterwards.
 . "$(dirname "$0")/lib/tap.sh"
-export ABX_PLUGINS_DIR="$T/plugins" ABX_SHARE_DIR="$T/noshare" ABX_SYNC=0
-D=$T/data
-abx-add -d "$D" http://127.0.0.1:9/page >/dev/null
-S=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r .id)
-C=$(abx-ls -d "$D" -k crawl --jsonl | jq -r .id)
-SD=$D/crawls/$C/$S
+. "$(dirname "$0")/lib/hook-lib.sh"
 
-mkhook() {
-	mkdir -p "$T/plugins/$1"
-	cat >"$T/plugins/$1/$2"
-	chmod +x "$T/plugins/$1/$2"
-}
-alive() { _st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1); [ -n "$_st" ] && [ "$_st" != Z ]; }
-gone() { ! alive "$1"; }
 group_empty() { ! pgrep -g "$1" >/dev/null; }
-elapsed() { echo "$(date +%s.%N) - $1" | bc; }
-lt() { [ "$(echo "$1 < $2" | bc)" = 1 ]; }
 
 plan 18
 # 1. a hook past its timeout: SIGTERM, result failed with the reason
