@@ -36,7 +36,7 @@
 
 static const char usage[] =
     "abx-add [-d DIR] [--depth N] [--tag T,...] [--plugins P,...] [--config KEY=VALUE]...\n"
-    "               [--schedule CRON] [URL...]";
+    "               [--scope any|page|prefix|host|domain] [--schedule CRON] [URL...]";
 
 typedef struct {
 	char *url, *title, *tags;
@@ -141,7 +141,8 @@ main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"depth", required_argument, 0, 'D'}, {"tag", required_argument, 0, 't'},
 		{"plugins", required_argument, 0, 'p'}, {"config", required_argument, 0, 'c'},
-		{"schedule", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"schedule", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
+		{"scope", required_argument, 0, 'o'}, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *tags = "", *plugins = NULL, *sched = NULL;
 	int depth = 0, c;
@@ -173,6 +174,10 @@ main(int argc, char **argv)
 			break;
 		}
 		case 'p': plugins = optarg; break;
+		case 'o':   /* CRAWL_SCOPE, checked with the other settings */
+			rec_set_str(&config, "CRAWL_SCOPE", optarg);
+			conf_set(&given, "CRAWL_SCOPE", optarg, CONF_CRAWL);
+			break;
 		case 'c': {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || !config_key_ok(optarg, eq - optarg)) {

@@ -8,6 +8,8 @@
 
 #include "cli.h"
 #include "config.h"
+#include "hostpace.h"
+#include "scope.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
@@ -425,6 +427,12 @@ static const struct {
 	{"CRAWL_MAX_URLS", conf_parse_count, 0, "a whole number, or 0 for no limit"},
 	{"CRAWL_MAX_CONCURRENT_SNAPSHOTS", conf_parse_count, 1, "a whole number, 1 or more"},
 	{"PLUGINS", check_plugins, 0, "plugin names separated by commas, such as wget,title"},
+	{"HOST_MAX_CONCURRENT", conf_parse_count, 1, "a whole number, 1 or more"},
+	{"HOST_DELAY", conf_parse_dsec, 0, "seconds such as 0.5 or 2, up to 2592000 (30 days)"},
+	{"HOST_MAX_DELAY", conf_parse_dsec, 0, "seconds such as 30 or 300, up to 2592000 (30 days)"},
+	{"HOST_DELAY_FACTOR", conf_parse_factor, 0, "a number from 0 to 1000 such as 0.5 or 5"},
+	{"HOST_BACKOFF_RETRIES", conf_parse_count, 0, "a whole number, 0 or more"},
+	{"CRAWL_SCOPE", conf_parse_scope, 0, "one of any, page, prefix, host, domain"},
 	{"<PLUGIN>_TIMEOUT", conf_parse_seconds, 1, "whole seconds from 1 to 2592000 (30 days)"},
 };
 

@@ -13,6 +13,7 @@
 #include "err.h"
 #include "fs.h"
 #include "record.h"
+#include "scope.h"
 #include "url.h"
 
 static int
@@ -130,6 +131,8 @@ matches(const upat_t *u, const char *url)
 int
 urlfilter_pass(const urlfilter_t *f, const char *url)
 {
+	if (f->scope && !scope_allows(f->scope, url))
+		return 0;
 	for (size_t i = 0; i < f->ndeny; i++)
 		if (matches(&f->deny[i], url))
 			return 0;

@@ -38,6 +38,7 @@ typedef struct {
 typedef struct {
 	upat_t *allow, *deny;
 	size_t nallow, ndeny;
+	const struct scope *scope;   /* the crawl's scope (scope.h), or NULL */
 } urlfilter_t;
 
 void urlfilter_init(urlfilter_t *f, const char *allow, const char *deny);
