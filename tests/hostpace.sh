@@ -31,6 +31,7 @@ abx-tick -d "$D" --crawl "$C1" 2>"$T/t1.err" &
 p1=$!
 # one tick per host and data directory: the second is "another machine"
 # (its own UTS namespace and host name), as two machines sharing DIR
+# shellcheck disable=SC2016
 unshare -u sh -c 'hostname abx-other-host && exec abx-tick -d "$1" --crawl "$2"' sh "$D" "$C2" 2>"$T/t2.err" &
 p2=$!
 wait $p1
