@@ -59,8 +59,9 @@ both=$(awk '{ print $1, $2, $3 }' "$T/timing" | awk '
 is "$both" yes "the other host's pages ran while one host waited"
 
 key=$(printf '127.0.0.1%%3A%s' "$HTTPD_PORT")
+jqok() { jq -e "$1" "$2" >/dev/null; }
 ok "hosts/127.0.0.1%3APORT/slot-0 says, as JSON, when the host is next free" \
-	jq -e 'select(.state == "idle" and (.not_before_us | type) == "number")' "$D/hosts/$key/slot-0" >/dev/null
+	jqok 'select(.state == "idle" and (.not_before_us | type) == "number")' "$D/hosts/$key/slot-0"
 is "$(find "$D/hosts/$key" -name 'slot-*' | wc -l | tr -d ' ')" 1 "one slot file for HOST_MAX_CONCURRENT=1"
 
 # 429 + Retry-After: 2 — the host pauses, the page runs again and is archived
@@ -87,6 +88,18 @@ expect_exit 0 "abx-tick runs a crawl whose host keeps answering 429" abx-tick -d
 S=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r 'select(.url | test("key=y")) | .id')
 is "$(abx-ls -d "$D" "$S" | jq -r .status)" sealed "sealed after one retry"
 like "$(abx-ls -d "$D" "$S" | jq -r .notes)" "back off 2 times \\(HTTP 429, Retry-After: 1\\)" "its notes say why"
+
+# a long pause: the tick does not wait for it; nothing is due meanwhile,
+# and -n says when it will be
+: >"$D/abx.conf"
+C5=$(echo "$A/ratelimit?key=z&n=1&ra=60" | abx-add -d "$D" --plugins headers | jq -r .id)
+expect_exit 0 "a tick meets a 429 with Retry-After: 60" abx-tick -d "$D" --crawl "$C5"
+S=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r 'select(.url | test("key=z")) | .id')
+is "$(abx-ls -d "$D" "$S" | jq -r .status)" queued "the page is queued again, not sealed"
+expect_exit 1 "the next tick finds nothing due" abx-tick -d "$D"
+expect_exit 1 "abx-tick -n too" abx-tick -d "$D" -n
+like "$(cat "$T/stderr")" "nothing is due now; the next, (Crawl|Snapshot) .*, is due at" "and says when it will be"
+ok "the host's pause file says why" jqok 'select(.why == "HTTP 429, Retry-After: 60")' "$D/hosts/$key/pause"
 
 # settings are checked
 printf 'HOST_DELAY=soon\n' >"$D/abx.conf"
