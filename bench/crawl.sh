@@ -127,7 +127,7 @@ run_abx() {
 	c0=$cpuv
 	s=$(now)
 	"$bin/abx-add" -d "$d" --depth "$depth" --plugins "$4" \
-		--config "CRAWL_MAX_CONCURRENT_SNAPSHOTS=$3" "$url" >/dev/null || return 1
+		--config "CRAWL_MAX_CONCURRENT_SNAPSHOTS=$3" --config "HOST_MAX_CONCURRENT=$3" "$url" >/dev/null || return 1
 	"$bin/abx-tick" -d "$d" >/dev/null
 	rc=$?
 	e=$(now)
@@ -140,6 +140,7 @@ run_abx() {
 
 plugins=wget,parse_html_urls
 echo "crawl: $pages-page site (tests/httpd.py --root, $latency ms per response), start $url, depth $depth; $rounds rounds"
+echo "crawl: host pacing wide open: HOST_MAX_CONCURRENT = the slots, HOST_DELAY 0 (the defaults: 4 and 0)"
 : >"$tmp/res"
 r=0
 while [ "$r" -lt "$rounds" ]; do

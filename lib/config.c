@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "config.h"
 #include "hostpace.h"
+#include "robots.h"
 #include "scope.h"
 #include "err.h"
 #include "exitcodes.h"
@@ -433,6 +434,7 @@ static const struct {
 	{"HOST_DELAY_FACTOR", conf_parse_factor, 0, "a number from 0 to 1000 such as 0.5 or 5"},
 	{"HOST_BACKOFF_RETRIES", conf_parse_count, 0, "a whole number, 0 or more"},
 	{"CRAWL_SCOPE", conf_parse_scope, 0, "one of any, page, prefix, host, domain"},
+	{"ROBOTS_TXT", conf_parse_robots, 0, "obey or ignore"},
 	{"<PLUGIN>_TIMEOUT", conf_parse_seconds, 1, "whole seconds from 1 to 2592000 (30 days)"},
 };
 

@@ -35,6 +35,7 @@
 #include "plugin.h"
 #include "progress.h"
 #include "record.h"
+#include "robots.h"
 #include "scope.h"
 #include "seal.h"
 #include "tick_int.h"
@@ -69,6 +70,13 @@ typedef struct {
 	int64_t host_until;      /* the earliest a blocked host frees (0: unknown) */
 	int host_warned;
 	int64_t next_due;        /* the earliest future retry_at of its queued snapshots */
+	int robots;              /* ROBOTS_TXT=obey */
+	hostcache_t urls;        /* snapshot id -> URL (robots.txt is read by URL) */
+	struct hostrobots {
+		char key[200];
+		robots_t r;
+	} *rob;
+	int nrob;
 } crawlrun_t;
 
 #define INLINE_WAIT_US (10 * 1000000LL)   /* waited for in the run, not requeued */
@@ -463,7 +471,11 @@ finish(crawlrun_t *cr, worker_t *w, int status)
 	} else if (s->nerr != nerr) {
 		tick_error(t, "unable to read snapshot %s", w->id);
 	}
-	hostpace_give(w->host_fd, &cr->hp, w->host_started, clock_now());
+	hostpace_t hp = cr->hp;
+	for (int i = 0; i < cr->nrob && w->host_fd >= 0; i++)
+		if (strcmp(cr->rob[i].key, w->host_key) == 0 && cr->rob[i].r.crawl_delay > hp.delay_us)
+			hp.delay_us = cr->rob[i].r.crawl_delay;   /* robots.txt's Crawl-delay */
+	hostpace_give(w->host_fd, &hp, w->host_started, clock_now());
 	w->host_fd = -1;
 	worker_release(w);
 }
@@ -515,11 +527,60 @@ host_of(crawlrun_t *cr, const char *id)
 		char *url = rec_str(&r, "url");
 		if (!url || hostpace_key(url, key, sizeof key) < 0)
 			key[0] = 0;
+		if (url && cr->robots)
+			hostcache_put(&cr->urls, id, url);
 		free(url);
 		rec_free(&r);
 	}
 	hostcache_put(&cr->hosts, id, key);
 	return key[0] ? hostcache_get(&cr->hosts, id) : NULL;
+}
+
+/* The robots.txt rules of a host, read once a run (robots.h); NULL if
+ * they cannot be had (then nothing is refused). */
+static const robots_t *
+robots_of(crawlrun_t *cr, const char *key, const char *url)
+{
+	for (int i = 0; i < cr->nrob; i++)
+		if (strcmp(cr->rob[i].key, key) == 0)
+			return &cr->rob[i].r;
+	robots_t r;
+	if (robots_get(cr->t->s->dfd, cr->t->s->dir, key, url, &cr->conf, &r) < 0) {
+		warnsys("crawl %s: unable to keep the robots.txt of %s in %s/hosts", cr->cid, key, cr->t->s->dir);
+		return NULL;
+	}
+	cr->rob = xrealloc(cr->rob, (cr->nrob + 1) * sizeof *cr->rob);
+	snprintf(cr->rob[cr->nrob].key, sizeof cr->rob[cr->nrob].key, "%s", key);
+	cr->rob[cr->nrob].r = r;
+	return &cr->rob[cr->nrob++].r;
+}
+
+/* ROBOTS_TXT=obey and the host's robots.txt disallows the snapshot's URL:
+ * sealed unrun, with the reason.  1 if so. */
+static int
+robots_refuse(crawlrun_t *cr, const char *id, const char *key)
+{
+	const char *url = hostcache_get(&cr->urls, id);
+	const robots_t *rb = url ? robots_of(cr, key, url) : NULL;
+	if (!rb || robots_allows(rb, url))
+		return 0;
+	store_t *s = cr->t->s;
+	store_lock(s);
+	rec_t r;
+	if (store_get(s, id, &r) == 0) {
+		if (rec_streq(&r, "status", "queued")) {
+			record_status(&r, "sealed", -1);
+			rec_set_str(&r, "notes", rb->disallow_all ?
+			    "not archived: ROBOTS_TXT=obey and the host's robots.txt could not be read (RFC 9309: "
+			    "complete disallow)" : "not archived: ROBOTS_TXT=obey and the host's robots.txt disallows it");
+			store_put(s, &r);
+		}
+		rec_free(&r);
+	}
+	run_unlock(cr, "unable to seal snapshot %s (robots.txt)", id);
+	if (cr->t->verbose)
+		info("snapshot %s: %s: robots.txt disallows it; sealed unrun", id, url);
+	return 1;
 }
 
 /*
@@ -540,6 +601,8 @@ pace_pick(crawlrun_t *cr, const cand_t *c, size_t nc, char (*ids)[ID_LEN + 1], p
 	for (size_t i = 0; i < nc && (int)n < want; i++) {
 		const char *key = host_of(cr, c[i].id);
 		int fd = -1;
+		if (key && cr->robots && robots_refuse(cr, c[i].id, key))
+			continue;
 		if (key) {
 			int blocked = 0;
 			for (size_t k = 0; k < nwait && !blocked; k++)
@@ -893,6 +956,9 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 	cr->max_depth = rec_int(crawl, "max_depth", 0);
 	urlfilter_init(&cr->filter, conf_get(&cr->conf, "URL_ALLOWLIST"), conf_get(&cr->conf, "URL_DENYLIST"));
 	hostpace_conf(&cr->conf, &cr->hp);
+	long long obey = 0;
+	conf_parse_robots(conf_get(&cr->conf, "ROBOTS_TXT"), &obey);
+	cr->robots = (int)obey;
 	char *seeds = rec_str(crawl, "urls");
 	scope_init(&cr->scope, scope_parse(conf_get(&cr->conf, "CRAWL_SCOPE")), seeds);
 	free(seeds);
@@ -985,6 +1051,10 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 	urlfilter_free(&cr->filter);
 	scope_free(&cr->scope);
 	hostcache_free(&cr->hosts);
+	hostcache_free(&cr->urls);
+	for (int i = 0; i < cr->nrob; i++)
+		robots_free(&cr->rob[i].r);
+	free(cr->rob);
 	conf_free(&cr->conf);
 	free(cr);
 	return broken ? -1 : 0;

@@ -17,6 +17,7 @@ until killed.  Python 3 standard library only; one thread per connection.
 --timing FILE   append "HOST START END PATH" for each request (HOST as the
                 client sent it in Host:, START and END the epoch seconds
                 when it arrived and when its answer was sent).
+--robots FILE   serve FILE as /robots.txt (else /robots.txt is a 404).
 --verbose       log requests to stderr (quiet by default).
 
 Generated site (without --root).  Every page has a <title>.
@@ -233,6 +234,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pages = self.server.opts.pages
         if path in ("/", "/site/"):
             return self.reply(200, index_page(port), head=head)
+        if path == "/robots.txt" and self.server.opts.robots:
+            with open(self.server.opts.robots, "rb") as f:
+                return self.reply(200, f.read(), "text/plain", head=head)
         if path == "/favicon.ico":
             return self.reply(200, ICO, "image/x-icon", head=head)
         if path == "/site/style.css":
@@ -304,6 +308,7 @@ def main():
     ap.add_argument("--pages", type=int, default=0)
     ap.add_argument("--log")
     ap.add_argument("--timing")
+    ap.add_argument("--robots")
     ap.add_argument("--verbose", action="store_true")
     opts = ap.parse_args()
     if opts.root:
