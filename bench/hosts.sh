@@ -7,7 +7,10 @@
 # page of a host at a time); the baseline is what that rule allows a
 # serial fetcher: four `wget -r -l 1` run at once, one per host.  Also the
 # same abx crawl with the default pacing (HOST_MAX_CONCURRENT=4), which
-# lets the crawl's 4 slots work on any host.  Medians over the rounds
+# lets the crawl's 4 slots work on any host, and the rule enforced without
+# pacing: four crawls of one host each, one slot each, run by four ticks at
+# once (abx's own per-page cost under the same rule: what pacing adds is
+# the difference).  Medians over the rounds
 # (ABX_BENCH_HOSTS_ROUNDS, default 2); the order alternates.  Goal: abx
 # with one page a host within 1.25x of the four wget -r.
 LC_ALL=C
@@ -88,6 +91,26 @@ run_wget() {
 	e=$(now)
 	echo "wget $(elapsed "$s" "$e") $(find "$tmp/wget.$1" -name '*.html' | wc -l | tr -d ' ')" >>"$tmp/res"
 }
+run_split() { # ROUND: four crawls, one slot each, four ticks (one a host name)
+	d=$tmp/abx.$1.split
+	s=$(now)
+	ids=""
+	for u in $urls; do
+		ids="$ids $("$bin/abx-add" -d "$d" --depth 1 --plugins wget,parse_html_urls \
+			--config CRAWL_MAX_CONCURRENT_SNAPSHOTS=1 --config HOST_MAX_CONCURRENT=64 "$u" | sed 's/.*"id":"\([^"]*\)".*/\1/')"
+	done
+	tp=""
+	k=0
+	for id in $ids; do
+		k=$((k + 1))
+		# shellcheck disable=SC2016
+		unshare -u sh -c 'hostname "bench-$1" && exec "$2" -d "$3" --crawl "$4" >/dev/null' sh "$k" "$bin/abx-tick" "$d" "$id" &
+		tp="$tp $!"
+	done
+	for p in $tp; do wait "$p"; done
+	e=$(now)
+	echo "split $(elapsed "$s" "$e") $(wc -l <"$d/index.jsonl" | tr -d ' ')" >>"$tmp/res"
+}
 run_abx() { # ROUND NAME HOST_MAX_CONCURRENT
 	d=$tmp/abx.$1.$2
 	s=$(now)
@@ -106,11 +129,13 @@ while [ "$r" -lt "$rounds" ]; do
 	[ $((r % 2)) -eq 0 ] && run_wget "$r"
 	run_abx "$r" paced1 1
 	run_abx "$r" paced4 4
+	unshare -u true 2>/dev/null && run_split "$r"
 	[ $((r % 2)) -eq 1 ] && run_wget "$r"
 	r=$((r + 1))
 done
 tw=$(awk '$1 == "wget" { print $2 }' "$tmp/res" | median)
 nw=$(awk '$1 == "wget" { print $3 }' "$tmp/res" | sort -n | head -n 1)
+ts=$(awk '$1 == "split" { print $2 }' "$tmp/res" | median)
 for k in paced1 paced4; do
 	ta=$(awk -v k="$k" '$1 == k { print $2 }' "$tmp/res" | median)
 	na=$(awk -v k="$k" '$1 == k { print $3 }' "$tmp/res" | sort -n | uniq | tr '\n' '/' | sed 's,/$,,')
@@ -123,4 +148,6 @@ for k in paced1 paced4; do
 		goal=""
 	fi
 	echo "hosts: abx $label / 4 parallel wget -r: $(awk -v a="$ta" -v w="$tw" 'BEGIN { printf "%.2fx (%.2f s vs %.2f s)", a / w, a, w }'); $na snapshots, wget saved $nw pages$goal"
+	[ "$k" = paced1 ] && [ -n "$ts" ] &&
+		echo "hosts: abx HOST_MAX_CONCURRENT=1 / 4 unpaced one-slot crawls (same rule, no pacing): $(awk -v a="$ta" -v w="$ts" 'BEGIN { printf "%.2fx (%.2f s vs %.2f s)", a / w, a, w }')"
 done
