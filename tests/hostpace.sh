@@ -101,6 +101,25 @@ expect_exit 1 "abx-tick -n too" abx-tick -d "$D" -n
 like "$(cat "$T/stderr")" "nothing is due now; the next, (Crawl|Snapshot) .*, is due at" "and says when it will be"
 ok "the host's pause file says why" jqok 'select(.why == "HTTP 429, Retry-After: 60")' "$D/hosts/$key/pause"
 
+# kill -9 of a tick that holds a host's only slot: the slot is free at
+# once (its flock died with it), and another tick takes the crawl over
+printf 'HOST_MAX_CONCURRENT=1\n' >"$D/abx.conf"
+# (on localhost: 127.0.0.1 is still paused by the Retry-After: 60 above)
+key=$(printf 'localhost%%3A%s' "$HTTPD_PORT")
+C6=$(for i in 1 2 3; do echo "$B/slow?s=3&k=$i"; done | abx-add -d "$D" --plugins headers | jq -r .id)
+abx-tick -d "$D" --crawl "$C6" 2>"$T/t6.err" &
+kp=$!
+running() { grep -q '"running"' "$D/hosts/$key/slot-0" 2>/dev/null; }
+wait_for 10 running
+ok "the first tick holds the host's slot" running
+kill -9 "$kp" || diag "$(cat "$T/t6.err")"
+wait "$kp" 2>/dev/null
+ok "its flock died with it" flock -n "$D/hosts/$key/slot-0" true
+# shellcheck disable=SC2016
+unshare -u sh -c 'hostname abx-other-host && exec abx-tick -d "$1" --crawl "$2"' sh "$D" "$C6" >/dev/null 2>&1
+is "$(abx-ls -d "$D" -k snapshot --jsonl | jq -r 'select(.url | test("k=")) | .status' | sort -u)" sealed \
+	"another tick archived the crawl's pages"
+
 # settings are checked
 printf 'HOST_DELAY=soon\n' >"$D/abx.conf"
 expect_exit 78 "a bad HOST_DELAY in abx.conf is refused with 78" abx-tick -d "$D"
