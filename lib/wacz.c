@@ -627,7 +627,8 @@ wacz_write(store_t *s, const rec_t *item, struct archive *a, int *skipped)
 	buf_t b = {0};
 	sha256_t h;
 	if (rc == 0) {
-		qsort(w.cdx, w.ncdx, sizeof *w.cdx, cmp_cdx);
+		if (w.ncdx)
+			qsort(w.cdx, w.ncdx, sizeof *w.cdx, cmp_cdx);
 		for (size_t i = 0; i < w.ncdx; i++) {
 			buf_adds(&b, w.cdx[i]);
 			buf_addc(&b, '\n');

@@ -275,7 +275,7 @@ read_record(rd_t *r, warc_rec_fn fn, void *arg, int *stop, buf_t *hdr, buf_t *pe
 		return WARC_DAMAGED;
 	int64_t len;
 	if (r->out >= 0) {
-		if ((rc = emit(r, "", 0, 1)))
+		if ((rc = emit(r, "\r\n\r\n", 4, 1)))
 			return rc;
 		len = r->out_pos - off;
 	} else {
