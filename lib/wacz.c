@@ -473,8 +473,9 @@ pack_snapshot(wz_t *w, page_t *pg, int *found)
 			for (size_t k = 0; k < nf && rc == 0; k++) {
 				char rel[2048];
 				snprintf(rel, sizeof rel, "%s/%s", dir, files[k]);
+				size_t before = w->nres;
 				rc = pack_warc(w, rel, plugins[i], files[k]);
-				(*found)++;
+				*found += w->nres > before;   /* an empty WARC is none */
 			}
 			free_list(files, nf);
 		}
