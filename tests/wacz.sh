@@ -41,6 +41,14 @@ for w in "$D/crawls/$C/$S1"/wget/warc/*.warc.gz; do
 	bsdtar -xOf "$T/crawl.wacz" "archive/$S1-wget-$(basename "$w")" | cmp -s - "$w" && same=yes
 done
 is "$same" yes "wget's per-record gzip WARC is stored byte for byte (no recompression)"
+# the reader is not a rubber stamp: one byte changed in a stored WARC fails it
+# (the zip's first entry is a WARC: its data begins within the first 200 bytes)
+python3 -c 'import sys
+b = bytearray(open(sys.argv[1], "rb").read()); b[300] ^= 0xff
+open(sys.argv[2], "wb").write(b)' "$T/crawl.wacz" "$T/bad.wacz"
+expect_exit 1 "the reader refuses a WACZ with a byte changed in a WARC" \
+	python3 "$TOP/tests/lib/wacz-check.py" "$T/bad.wacz"
+like "$(cat "$T/stderr")" "archive/" "naming the damaged WARC"
 
 # --- a snapshot as WACZ
 expect_exit 0 "abx-seal --pack page1.wacz SNAPSHOT" abx-seal -d "$D" --pack "$T/page1.wacz" "$S1"
