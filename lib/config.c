@@ -15,6 +15,7 @@
 #include "exitcodes.h"
 #include "fs.h"
 #include "json.h"
+#include "seal.h"
 
 /* ------------------------------------------------------------ the map */
 
@@ -435,6 +436,7 @@ static const struct {
 	{"HOST_BACKOFF_RETRIES", conf_parse_count, 0, "a whole number, 0 or more"},
 	{"CRAWL_SCOPE", conf_parse_scope, 0, "one of any, page, prefix, host, domain"},
 	{"ROBOTS_TXT", conf_parse_robots, 0, "obey or ignore"},
+	{"PACK_ON_SEAL", pack_parse_formats, 0, "pack formats separated by commas: wacz, tar.gz, tgz, tar.zst, tar.xz, tar, zip"},
 	{"<PLUGIN>_TIMEOUT", conf_parse_seconds, 1, "whole seconds from 1 to 2592000 (30 days)"},
 };
 

@@ -1044,6 +1044,9 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 		else if (t->verbose)
 			info("crawl %s %s", cr->cid, rc == SEAL_OK ? "sealed" : "requeued until its next snapshot is due");
 		cr->broken = rc == SEAL_ERR;
+		/* PACK_ON_SEAL: the sealed crawl packed beside the data (pack.c) */
+		if (rc == SEAL_OK && pack_on_seal(s, cr->cid, conf_get(&cr->conf, "PACK_ON_SEAL")) < 0)
+			tick_error(t, "crawl %s sealed, not packed", cr->cid);
 	}
 	lease_drop(cfd);
 	int broken = cr->broken;

@@ -116,9 +116,11 @@ is "$(od -An -c -N2 "$T/snap.zip" | tr -d ' ')" PK ".zip is a zip"
 ok "index.jsonl, index.json and index.html are inside" sh -c "grep -qx '$S/index.jsonl' '$T/listed' &&
 	grep -qx '$S/index.json' '$T/listed' && grep -qx '$S/index.html' '$T/listed'"
 expect_exit 0 "--pack a sealed crawl" abx-seal -d "$D" --pack "$T/crawl.tar.gz" "$C"
-(cd "$D/crawls" && find "$C" -type f | LC_ALL=C sort) >"$T/files"
+(cd "$D/crawls" && { find "$C" -type f; echo "$C/crawl.json"; } | LC_ALL=C sort) >"$T/files"
 is "$(bsdtar -tf "$T/crawl.tar.gz" | grep -v '/$' | LC_ALL=C sort)" "$(cat "$T/files")" \
-	"it lists the crawl's journal and both snapshots' files"
+	"it lists the crawl's journal, both snapshots' files and crawl.json"
+is "$(bsdtar -xOf "$T/crawl.tar.gz" "$C/crawl.json" | jq -r '.type + " " + .id + " " + .status')" \
+	"Crawl $C sealed" "crawl.json is the crawl's own record, as sealed"
 expect_exit 73 "an unknown suffix exits 73" abx-seal -d "$D" --pack "$T/snap.rar" "$S"
 
 # --- --index rebuilds the site index (a hint)
