@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "netzone.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
@@ -129,6 +130,7 @@ conf_builtins(conf_t *c)
 		{"USER_AGENT", "Mozilla/5.0 (compatible; abx)"},
 		{"CHECK_SSL_VALIDITY", "True"},
 		{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+		{"CRAWL_MAX_URLS", "1000"},   /* abx-add(1): a depth-2 crawl stays a site */
 	};
 	for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
 		conf_set(c, defaults[i][0], defaults[i][1], CONF_BUILTIN);
@@ -406,6 +408,14 @@ check_plugins(const char *v, long long *out)
 	return 0;
 }
 
+static int
+check_zones(const char *v, long long *out)
+{
+	unsigned m;
+	*out = 0;
+	return netzone_parse_allow(v, &m);
+}
+
 /* The last entry is every other key ending in _TIMEOUT: a plugin's. */
 static const struct {
 	const char *key;
@@ -425,6 +435,8 @@ static const struct {
 	{"CRAWL_MAX_URLS", conf_parse_count, 0, "a whole number, or 0 for no limit"},
 	{"CRAWL_MAX_CONCURRENT_SNAPSHOTS", conf_parse_count, 1, "a whole number, 1 or more"},
 	{"PLUGINS", check_plugins, 0, "plugin names separated by commas, such as wget,title"},
+	{"ALLOW_PRIVATE_NETWORKS", check_zones, 0,
+	    "true, false, or zone names separated by commas, such as loopback,private"},
 	{"<PLUGIN>_TIMEOUT", conf_parse_seconds, 1, "whole seconds from 1 to 2592000 (30 days)"},
 };
 

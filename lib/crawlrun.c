@@ -608,6 +608,7 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 	cr->timeout = conf_seconds(conf_get(&cr->conf, "CRAWL_TIMEOUT"), 0);
 	cr->max_depth = rec_int(crawl, "max_depth", 0);
 	urlfilter_init(&cr->filter, conf_get(&cr->conf, "URL_ALLOWLIST"), conf_get(&cr->conf, "URL_DENYLIST"));
+	urlfilter_zones(&cr->filter, crawl, conf_get(&cr->conf, "ALLOW_PRIVATE_NETWORKS"));
 	int was_lazy = s->lazy;
 	s->lazy = 1;   /* claims, results, seals, children: synced on a clock */
 	load_limits(cr, crawl);
