@@ -41,7 +41,7 @@ _hj_badws='[![:blank:]
 hook_init() {
 	_hook_prefix=$1
 	shift
-	url=
+	url= hook_note=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--url=*) url=${1#--url=} ;;
@@ -110,8 +110,12 @@ hook_context() {
 }
 
 # hook_result STATUS OUTPUT_STR [ERROR]: print the ArchiveResult, over the
-# context's keys as ArchiveBox's emit helpers do.
+# context's keys as ArchiveBox's emit helpers do.  $hook_note, if set, is
+# added to ERROR (the runner puts ERROR in the result's notes).
 hook_result() {
+	if [ -n "${hook_note:-}" ]; then
+		set -- "$1" "$2" "${3:+$3; }$hook_note"
+	fi
 	if ! _hook_ctx; then
 		jq -cn --argjson ctx "$(hook_context)" --arg status "$1" --arg out "$2" --arg err "${3:-}" \
 			'$ctx + {type: "ArchiveResult", status: $status, output_str: $out}
@@ -233,16 +237,43 @@ chrome_find() {
 		hook_done skipped "chromium not found (CHROME_BINARY=${CHROME_BINARY:-chromium})"
 }
 
+# chrome_sandbox: whether chromium keeps its sandbox (abx(7) SECURITY).  It
+# does, unless CHROME_SANDBOX is false or the hook runs as root (chromium
+# refuses to start sandboxed as root): then $hook_note says why it runs
+# without, and every result of the hook carries it in its notes.
+chrome_sandbox() {
+	if is_false "${CHROME_SANDBOX:-true}"; then
+		hook_note="chromium ran without its sandbox: CHROME_SANDBOX is false"
+	elif [ "$(id -u)" -eq 0 ]; then
+		hook_note="chromium ran without its sandbox: the hook runs as root, where chromium cannot have one (run abx as an unprivileged user: abx(7) SECURITY)"
+	else
+		hook_note=
+	fi
+}
+
 # chrome_run ARGS...: headless chromium with ARGS, then the URL, in a fresh
-# profile, killed after 90% of the hook's timeout.
+# profile, killed after 90% of the hook's timeout; without its sandbox
+# only as chrome_sandbox decides, said once on stderr.
 chrome_run() {
 	mkdir -p "$tmp/profile"
+	chrome_sandbox
+	if [ -n "$hook_note" ]; then
+		echo "$hook_note" >&2
+		set -- --no-sandbox "$@"
+	fi
 	is_false "${CHECK_SSL_VALIDITY:-true}" && set -- --ignore-certificate-errors "$@"
 	timeout -k 5 $(( timeout * 9 / 10 > 5 ? timeout * 9 / 10 : 5 )) "$chrome" \
-		--headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+		--headless --disable-gpu --disable-dev-shm-usage --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$tmp/profile" --user-agent="${USER_AGENT:-$HOOK_DEFAULT_UA}" \
 		"$@" -- "$url"
+}
+
+# chrome_log: chromium's stderr ($tmp/err) to ours, without the noise of a
+# machine without a D-Bus session (dozens of "ERROR:dbus/..." lines a run).
+chrome_log() {
+	grep -v -e 'ERROR:dbus/' -e 'ERROR:bus.cc' -e 'ERROR:object_proxy.cc' "$tmp/err" >&2
+	return 0
 }
 
 # chrome_error RC: why chrome_run failed, from its exit code and $tmp/err.
@@ -250,6 +281,10 @@ chrome_error() {
 	case $1 in
 	124 | 137) echo "chromium timed out after $(( timeout * 9 / 10 ))s" ;;
 	*)
+		if grep -q 'No usable sandbox' "$tmp/err"; then
+			echo "chromium found no usable sandbox (unprivileged user namespaces or a setuid chrome-sandbox); CHROME_SANDBOX=false runs it without one (abx(7) SECURITY)"
+			return
+		fi
 		_why=$(grep -v -e dbus -e 'Fontconfig' "$tmp/err" | grep 'ERROR' | tail -n 1 | sed 's/^\[[^]]*\] *//')
 		echo "${_why:-chromium exited $1 without output}"
 		;;

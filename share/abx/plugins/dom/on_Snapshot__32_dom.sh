@@ -18,7 +18,7 @@ chrome_find
 hook_tmpdir
 chrome_run --dump-dom >"$tmp/dom.html" 2>"$tmp/err"
 rc=$?
-cat "$tmp/err" >&2
+chrome_log
 if [ "$rc" -eq 0 ] && [ -s "$tmp/dom.html" ]; then
 	mv "$tmp/dom.html" output.html || hook_done failed "cannot write output.html"
 	hook_done succeeded "output.html"

@@ -18,7 +18,7 @@ hook_tmpdir
 rm -f output.pdf
 chrome_run --print-to-pdf="$(pwd)/output.pdf" --no-pdf-header-footer >&2 2>"$tmp/err"
 rc=$?
-cat "$tmp/err" >&2
+chrome_log
 [ -s output.pdf ] && hook_done succeeded "output.pdf"
 why=$(chrome_error "$rc")
 hook_done failed "$why" "$why"

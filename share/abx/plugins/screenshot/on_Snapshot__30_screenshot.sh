@@ -18,7 +18,7 @@ hook_tmpdir
 rm -f screenshot.png
 chrome_run --screenshot="$(pwd)/screenshot.png" --window-size=1280,2000 >&2 2>"$tmp/err"
 rc=$?
-cat "$tmp/err" >&2
+chrome_log
 [ -s screenshot.png ] && hook_done succeeded "screenshot.png"
 why=$(chrome_error "$rc")
 hook_done failed "$why" "$why"
