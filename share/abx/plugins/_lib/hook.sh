@@ -291,6 +291,89 @@ chrome_error() {
 	esac
 }
 
+# -- network zones (abx(7) SECURITY, lib/netzone.h) -------------------------
+# A fetcher following a page's requisites must not wander into the private
+# network either.  Only literal hosts can be matched before the fetch; a name
+# is resolved by the fetcher itself, later (abx(7) says what that leaves).
+
+# hook_zone HOST: the zone of HOST (no port): a literal, localhost, or a
+# name looked up with getent (public if any address is public).
+hook_zone() {
+	_hz=$1
+	case $_hz in
+	localhost | *.localhost) echo loopback; return ;;
+	\[*\]) _hz=${_hz#\[} _hz=${_hz%\]} ;;
+	*[!0-9.]*) _hz=$(getent ahosts "$_hz" 2>/dev/null | awk '{print $1}' | sort -u) ;;
+	esac
+	_hzs=
+	for _ha in $_hz; do
+		_hzs="$_hzs $(_hook_addr_zone "$_ha")"
+	done
+	case " $_hzs " in
+	'  ' | *' public '*) echo public ;;
+	*) set -- $_hzs; echo "$1" ;;
+	esac
+}
+
+# _hook_addr_zone ADDR: the zone of one IPv4 or IPv6 address.
+_hook_addr_zone() {
+	case $1 in
+	127.*) echo loopback ;;
+	10.* | 172.1[6-9].* | 172.2[0-9].* | 172.3[01].* | 192.168.*) echo private ;;
+	169.254.*) echo linklocal ;;
+	100.6[4-9].* | 100.[7-9][0-9].* | 100.1[01][0-9].* | 100.12[0-7].*) echo cgnat ;;
+	0.*) echo unspecified ;;
+	22[4-9].* | 23[0-9].*) echo multicast ;;
+	24[0-9].* | 25[0-5].*) echo reserved ;;
+	*.*.*.*) echo public ;;
+	::1) echo loopback ;;
+	::) echo unspecified ;;
+	::ffff:*.*.*.*) _hook_addr_zone "${1#::ffff:}" ;;
+	[Ff][CcDd]*:*) echo uniquelocal ;;
+	[Ff][Ee][89AaBb]*:*) echo linklocal ;;
+	[Ff][Ee][C-Fc-f]*:*) echo private ;;
+	[Ff][Ff]*:*) echo multicast ;;
+	*) echo public ;;
+	esac
+}
+
+# hook_zone_regex: $hook_zone_regex = a POSIX ERE matching the URLs whose
+# host is a literal in a private zone the page (its own zone) and
+# ALLOW_PRIVATE_NETWORKS (true, or zone names) do not allow, or a numeric
+# host in a form a browser reads but no person writes (2130706433,
+# 0x7f.1, 127.1, [::ffff:a.b.c.d]); empty when every zone is allowed.
+hook_zone_regex() {
+	hook_zone_regex=
+	_hzallow=${ALLOW_PRIVATE_NETWORKS:-false}
+	case $_hzallow in
+	[Tt]rue | TRUE | 1 | [Yy]es | YES | [Oo]n | ON | [Yy]) return ;;
+	esac
+	_hzhost=${url#*://}
+	_hzhost=${_hzhost%%[/?#]*}
+	_hzhost=${_hzhost##*@}
+	case $_hzhost in
+	\[*) _hzhost=${_hzhost%%\]*}\] ;;
+	*) _hzhost=${_hzhost%%:*} ;;
+	esac
+	_hzallow="$(printf '%s' "$_hzallow" | tr 'A-Z,' 'a-z ') $(hook_zone "$_hzhost")"
+	_hzre='[0-9]+|[0-9]+\.[0-9]+|[0-9]+\.[0-9]+\.[0-9]+|[0-9.]*0x[0-9a-fx.]*|[0-9.]*\.0[0-9][0-9.]*|0[0-9][0-9.]*|\[::ffff:[^]]*\]'
+	for _hz in \
+		'loopback 127\.[0-9.]+|localhost|[^/?#@:]*\.localhost|\[::1\]' \
+		'private 10\.[0-9.]+|172\.(1[6-9]|2[0-9]|3[01])\.[0-9.]+|192\.168\.[0-9.]+|\[fe[c-f][0-9a-f]*:[^]]*\]' \
+		'linklocal 169\.254\.[0-9.]+|\[fe[89ab][0-9a-f]*:[^]]*\]' \
+		'cgnat 100\.(6[4-9]|[7-9][0-9]|1[01][0-9]|12[0-7])\.[0-9.]+' \
+		'unspecified 0\.[0-9.]+|\[::\]' \
+		'multicast (22[4-9]|23[0-9])\.[0-9.]+|\[ff[0-9a-f]*:[^]]*\]' \
+		'uniquelocal \[f[cd][0-9a-f]*:[^]]*\]' \
+		'reserved (24[0-9]|25[0-5])\.[0-9.]+'; do
+		case " $_hzallow " in
+		*" ${_hz%% *} "*) ;;
+		*) _hzre="$_hzre|${_hz#* }" ;;
+		esac
+	done
+	hook_zone_regex="^[a-z][a-z0-9+.-]*://([^/?#@]*@)?($_hzre)(:[0-9]*)?([/?#].*)?\$"
+}
+
 HOOK_DEFAULT_UA="Mozilla/5.0 (compatible; abx/0.1; +https://github.com/ArchiveBox/ArchiveBox)"
 
 # -- JSON ------------------------------------------------------------------
