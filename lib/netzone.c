@@ -221,11 +221,17 @@ zonepolicy_free(zonepolicy_t *p)
 	free(p);
 }
 
-/* The host of url as netzone_host() wants it: no port, lower case. */
+/* The host of url as netzone_host() wants it: no port, lower case.  A
+ * backslash ends the authority, as it does for a browser in an http(s)
+ * URL: "http://127.0.0.1\@example.com/" goes to 127.0.0.1. */
 static void
 host_of(const char *url, char *out, size_t n)
 {
-	url_host(url, out, n);
+	const char *a = strstr(url, "://");
+	size_t end = a ? (size_t)(a + 3 - url) + strcspn(a + 3, "/?#\\") : 0;
+	char *cut = a && url[end] == '\\' ? xstrndup(url, end) : NULL;
+	url_host(cut ? cut : url, out, n);
+	free(cut);
 	if (out[0] == '[') {
 		char *e = strchr(out, ']');
 		if (e)

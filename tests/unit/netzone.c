@@ -40,7 +40,7 @@ int
 main(void)
 {
 	size_t n = sizeof cases / sizeof cases[0];
-	plan((int)n + 16);
+	plan((int)n + 17);
 	for (size_t i = 0; i < n; i++)
 		is_str(zone_of(cases[i].host), cases[i].zone, "%s is %s", cases[i].host, cases[i].zone);
 	ok(netzone_host("no-such-name.invalid", 0) == 0, "a name is not looked up when resolve is 0");
@@ -63,6 +63,8 @@ main(void)
 	    "public seed: a loopback link is refused, saying why");
 	ok(zonepolicy_refuse(p, "http://user@169.254.169.254/latest/") != NULL, "public seed: metadata refused");
 	ok(zonepolicy_refuse(p, "file:///etc/passwd") != NULL, "public seed: a file: URL refused");
+	ok(zonepolicy_refuse(p, "http://127.0.0.1\\@198.51.100.8/") != NULL,
+	    "a backslash ends the host, as for a browser: 127.0.0.1\\@... refused");
 	zonepolicy_free(p);
 
 	p = zonepolicy_new("{\"url\":\"http://127.0.0.1:8000/\"}\n", NULL);
