@@ -253,7 +253,9 @@ chrome_sandbox() {
 
 # chrome_run ARGS...: headless chromium with ARGS, then the URL, in a fresh
 # profile, killed after 90% of the hook's timeout; without its sandbox
-# only as chrome_sandbox decides, said once on stderr.
+# only as chrome_sandbox decides, said once on stderr; unable to reach the
+# address literals of the private zones the page may not enter
+# (hook_zone_rules).
 chrome_run() {
 	mkdir -p "$tmp/profile"
 	chrome_sandbox
@@ -262,6 +264,8 @@ chrome_run() {
 		set -- --no-sandbox "$@"
 	fi
 	is_false "${CHECK_SSL_VALIDITY:-true}" && set -- --ignore-certificate-errors "$@"
+	hook_zone_rules
+	[ -n "$hook_zone_rules" ] && set -- --host-resolver-rules="$hook_zone_rules" "$@"
 	timeout -k 5 $(( timeout * 9 / 10 > 5 ? timeout * 9 / 10 : 5 )) "$chrome" \
 		--headless --disable-gpu --disable-dev-shm-usage --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
@@ -337,41 +341,91 @@ _hook_addr_zone() {
 	esac
 }
 
-# hook_zone_regex: $hook_zone_regex = a POSIX ERE matching the URLs whose
-# host is a literal in a private zone the page (its own zone) and
-# ALLOW_PRIVATE_NETWORKS (true, or zone names) do not allow, or a numeric
-# host in a form a browser reads but no person writes (2130706433,
-# 0x7f.1, 127.1, [::ffff:a.b.c.d]); empty when every zone is allowed.
-hook_zone_regex() {
-	hook_zone_regex=
+# hook_zones_denied: $hook_zones_denied = the private zones a requisite of
+# this page may not be in: all of them but the page's own and those
+# ALLOW_PRIVATE_NETWORKS names; "" if it is true.
+hook_zones_denied() {
+	hook_zones_denied=
 	_hzallow=${ALLOW_PRIVATE_NETWORKS:-false}
 	case $_hzallow in
 	[Tt]rue | TRUE | 1 | [Yy]es | YES | [Oo]n | ON | [Yy]) return ;;
 	esac
 	_hzhost=${url#*://}
-	_hzhost=${_hzhost%%[/?#]*}
+	_hzhost=${_hzhost%%[/?#\\]*}
 	_hzhost=${_hzhost##*@}
 	case $_hzhost in
 	\[*) _hzhost=${_hzhost%%\]*}\] ;;
 	*) _hzhost=${_hzhost%%:*} ;;
 	esac
-	_hzallow="$(printf '%s' "$_hzallow" | tr 'A-Z,' 'a-z ') $(hook_zone "$_hzhost")"
+	_hzallow=" $(printf '%s' "$_hzallow" | tr 'A-Z,' 'a-z ') $(hook_zone "$_hzhost") "
+	for _hz in loopback private linklocal cgnat unspecified multicast uniquelocal reserved; do
+		case $_hzallow in
+		*" $_hz "*) ;;
+		*) hook_zones_denied="$hook_zones_denied $_hz" ;;
+		esac
+	done
+}
+
+# hook_zone_regex: $hook_zone_regex = a POSIX ERE matching the URLs whose
+# host is a literal in a zone of hook_zones_denied, or numeric in a form a
+# browser reads but no person writes (2130706433, 0x7f.1, 127.1,
+# [::ffff:a.b.c.d]); empty when every zone is allowed.  For wget's
+# --reject-regex (wget lower-cases the host).
+hook_zone_regex() {
+	hook_zones_denied
+	hook_zone_regex=
+	[ -n "$hook_zones_denied" ] || return 0
 	_hzre='[0-9]+|[0-9]+\.[0-9]+|[0-9]+\.[0-9]+\.[0-9]+|[0-9.]*0x[0-9a-fx.]*|[0-9.]*\.0[0-9][0-9.]*|0[0-9][0-9.]*|\[::ffff:[^]]*\]'
-	for _hz in \
-		'loopback 127\.[0-9.]+|localhost|[^/?#@:]*\.localhost|\[::1\]' \
-		'private 10\.[0-9.]+|172\.(1[6-9]|2[0-9]|3[01])\.[0-9.]+|192\.168\.[0-9.]+|\[fe[c-f][0-9a-f]*:[^]]*\]' \
-		'linklocal 169\.254\.[0-9.]+|\[fe[89ab][0-9a-f]*:[^]]*\]' \
-		'cgnat 100\.(6[4-9]|[7-9][0-9]|1[01][0-9]|12[0-7])\.[0-9.]+' \
-		'unspecified 0\.[0-9.]+|\[::\]' \
-		'multicast (22[4-9]|23[0-9])\.[0-9.]+|\[ff[0-9a-f]*:[^]]*\]' \
-		'uniquelocal \[f[cd][0-9a-f]*:[^]]*\]' \
-		'reserved (24[0-9]|25[0-5])\.[0-9.]+'; do
-		case " $_hzallow " in
-		*" ${_hz%% *} "*) ;;
-		*) _hzre="$_hzre|${_hz#* }" ;;
+	for _hz in $hook_zones_denied; do
+		case $_hz in
+		loopback) _hzre="$_hzre|127\.[0-9.]+|localhost|[^/?#@:]*\.localhost|\[::1\]" ;;
+		private) _hzre="$_hzre|10\.[0-9.]+|172\.(1[6-9]|2[0-9]|3[01])\.[0-9.]+|192\.168\.[0-9.]+|\[fe[c-f][0-9a-f]*:[^]]*\]" ;;
+		linklocal) _hzre="$_hzre|169\.254\.[0-9.]+|\[fe[89ab][0-9a-f]*:[^]]*\]" ;;
+		cgnat) _hzre="$_hzre|100\.(6[4-9]|[7-9][0-9]|1[01][0-9]|12[0-7])\.[0-9.]+" ;;
+		unspecified) _hzre="$_hzre|0\.[0-9.]+|\[::\]" ;;
+		multicast) _hzre="$_hzre|(22[4-9]|23[0-9])\.[0-9.]+|\[ff[0-9a-f]*:[^]]*\]" ;;
+		uniquelocal) _hzre="$_hzre|\[f[cd][0-9a-f]*:[^]]*\]" ;;
+		reserved) _hzre="$_hzre|(24[0-9]|25[0-5])\.[0-9.]+" ;;
 		esac
 	done
 	hook_zone_regex="^[a-z][a-z0-9+.-]*://([^/?#@]*@)?($_hzre)(:[0-9]*)?([/?#].*)?\$"
+}
+
+# hook_zone_rules: $hook_zone_rules = chromium's --host-resolver-rules that
+# make every host of hook_zones_denied unresolvable ("MAP 10.* ~NOTFOUND",
+# ...).  Chromium applies them to the hosts of address literals too, after
+# reading them as a browser does (2130706433 is 127.0.0.1), and IPv6 ones
+# without brackets.  A name that merely looks like an address
+# ("10.example.com") matches too.
+hook_zone_rules() {
+	hook_zones_denied
+	hook_zone_rules=
+	[ -n "$hook_zones_denied" ] || return 0
+	_hzp='::ffff:*'
+	for _hz in $hook_zones_denied; do
+		case $_hz in
+		loopback) _hzp="$_hzp 127.* localhost *.localhost ::1" ;;
+		private) _hzp="$_hzp 10.* $(_hook_seq 172. 16 31) 192.168.* fec*:* fed*:* fee*:* fef*:*" ;;
+		linklocal) _hzp="$_hzp 169.254.* fe8*:* fe9*:* fea*:* feb*:*" ;;
+		cgnat) _hzp="$_hzp $(_hook_seq 100. 64 127)" ;;
+		unspecified) _hzp="$_hzp 0.* ::" ;;
+		multicast) _hzp="$_hzp $(_hook_seq '' 224 239) ff*:*" ;;
+		uniquelocal) _hzp="$_hzp fc*:* fd*:*" ;;
+		reserved) _hzp="$_hzp $(_hook_seq '' 240 255)" ;;
+		esac
+	done
+	for _hz in $_hzp; do
+		hook_zone_rules="${hook_zone_rules:+$hook_zone_rules,}MAP $_hz ~NOTFOUND"
+	done
+}
+
+# _hook_seq PREFIX FROM TO: "PREFIX<n>.*" for n = FROM..TO
+_hook_seq() {
+	_hs=$2
+	while [ "$_hs" -le "$3" ]; do
+		printf '%s%s.* ' "$1" "$_hs"
+		_hs=$((_hs + 1))
+	done
 }
 
 HOOK_DEFAULT_UA="Mozilla/5.0 (compatible; abx/0.1; +https://github.com/ArchiveBox/ArchiveBox)"
