@@ -8,11 +8,11 @@
 
 #include "cli.h"
 #include "config.h"
-#include "netzone.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
 #include "json.h"
+#include "netzone.h"
 
 /* ------------------------------------------------------------ the map */
 
