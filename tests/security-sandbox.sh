@@ -24,6 +24,11 @@ while [ $i -lt 5 ]; do
 	echo '[1:2:1201/054108.869315:ERROR:dbus/bus.cc:405] Failed to connect to the bus: Could not parse server address' >&2
 	i=$((i + 1))
 done
+if [ -n "${STANDIN_FAIL:-}" ]; then
+	echo '[1:2:1201/054109.1:ERROR:net/socket/tcp_socket.cc:1] net::ERR_CONNECTION_REFUSED' >&2
+	echo '[1:2:1201/054109.2:ERROR:dbus/object_proxy.cc:572] Failed to call method: org.freedesktop.DBus.NameHasOwner' >&2
+	exit 1
+fi
 for a; do
 	case $a in
 	--dump-dom) echo '<html><body>stand-in</body></html>' ;;
@@ -92,4 +97,13 @@ is "$(printf '%s' "$R" | jq -r .status)" succeeded "abx-hook: screenshot succeed
 like "$(printf '%s' "$R" | jq -r .notes)" "^chromium ran without its sandbox: the hook runs as root" \
 	"abx-hook: the result's notes say chromium ran without its sandbox"
 ok "abx-hook: and carry no D-Bus noise" sh -c "! printf '%s' '$R' | grep -q dbus"
+
+# a failure: the notes give chromium's reason, not the D-Bus noise around it
+abx-add -d "$D" --plugins dom http://127.0.0.1:9/other >/dev/null
+S=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r 'select(.url == "http://127.0.0.1:9/other") | .id')
+STANDIN_FAIL=1 CHROME_BINARY=$T/bin/chromium CHROME_ARGS_LOG=$T/args abx-hook -d "$D" "$S" >/dev/null 2>"$T/err"
+R=$(abx-ls -d "$D" -k result --jsonl | jq -c 'select(.plugin == "dom")')
+is "$(printf '%s' "$R" | jq -r .status)" failed "abx-hook: dom failed with the failing stand-in"
+like "$(printf '%s' "$R" | jq -r .notes)" "net::ERR_CONNECTION_REFUSED" "its notes give chromium's error"
+ok "and no D-Bus noise" sh -c "! printf '%s' '$R' | grep -qi dbus"
 done_testing
