@@ -18,6 +18,7 @@
 #include "exitcodes.h"
 #include "sigreset.h"
 #include "store.h"
+#include "termsafe.h"
 
 static const char usage[] =
     "abx-ls [-d DIR] [-k crawl|snapshot|result|binary|schedule|process] [-s STATUS] [--jsonl] [ID...]";
@@ -64,8 +65,9 @@ print_rec(lsctx_t *c, rec_t *r)
 			for (char *p = what; *p; p++)
 				if (*p == '\n' || *p == '\t')
 					*p = ' ';
-		buf_addf(&b, "%-13s %-36s %-9s %-19.19s %s", t ? t : "?", id ? id : "?", st ? st : "-",
-		    ra ? ra : "-", what ? what : "");
+		char *safe = termsafe(what), *sst = termsafe(st ? st : "-");   /* a page's URL */
+		buf_addf(&b, "%-13s %-36s %-9s %-19.19s %s", t ? t : "?", id ? id : "?", sst, ra ? ra : "-", safe);
+		free(safe), free(sst);
 		free(id), free(st), free(ra), free(what);
 	} else {
 		rec_line(r, &b);

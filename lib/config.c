@@ -16,6 +16,7 @@
 #include "fs.h"
 #include "json.h"
 #include "seal.h"
+#include "netzone.h"
 
 /* ------------------------------------------------------------ the map */
 
@@ -133,6 +134,7 @@ conf_builtins(conf_t *c)
 		{"USER_AGENT", "Mozilla/5.0 (compatible; abx)"},
 		{"CHECK_SSL_VALIDITY", "True"},
 		{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+		{"CRAWL_MAX_URLS", "1000"},   /* abx-add(1): a depth-2 crawl stays a site */
 	};
 	for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
 		conf_set(c, defaults[i][0], defaults[i][1], CONF_BUILTIN);
@@ -410,6 +412,14 @@ check_plugins(const char *v, long long *out)
 	return 0;
 }
 
+static int
+check_zones(const char *v, long long *out)
+{
+	unsigned m;
+	*out = 0;
+	return netzone_parse_allow(v, &m);
+}
+
 /* The last entry is every other key ending in _TIMEOUT: a plugin's. */
 static const struct {
 	const char *key;
@@ -437,6 +447,8 @@ static const struct {
 	{"CRAWL_SCOPE", conf_parse_scope, 0, "one of any, page, prefix, host, domain"},
 	{"ROBOTS_TXT", conf_parse_robots, 0, "obey or ignore"},
 	{"PACK_ON_SEAL", pack_parse_formats, 0, "pack formats separated by commas: wacz, tar.gz, tgz, tar.zst, tar.xz, tar, zip"},
+	{"ALLOW_PRIVATE_NETWORKS", check_zones, 0,
+	    "true, false, or zone names separated by commas, such as loopback,private"},
 	{"<PLUGIN>_TIMEOUT", conf_parse_seconds, 1, "whole seconds from 1 to 2592000 (30 days)"},
 };
 

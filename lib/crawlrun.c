@@ -962,6 +962,7 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 	char *seeds = rec_str(crawl, "urls");
 	scope_init(&cr->scope, scope_parse(conf_get(&cr->conf, "CRAWL_SCOPE")), seeds);
 	free(seeds);
+	urlfilter_zones(&cr->filter, crawl, conf_get(&cr->conf, "ALLOW_PRIVATE_NETWORKS"));
 	int was_lazy = s->lazy;
 	s->lazy = 1;   /* claims, results, seals, children: synced on a clock */
 	load_limits(cr, crawl);

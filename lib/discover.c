@@ -12,6 +12,7 @@
 #include "discover.h"
 #include "err.h"
 #include "fs.h"
+#include "netzone.h"
 #include "record.h"
 #include "scope.h"
 #include "url.h"
@@ -156,8 +157,18 @@ free_pats(upat_t *v, size_t n)
 }
 
 void
+urlfilter_zones(urlfilter_t *f, const rec_t *crawl, const char *allow)
+{
+	char *seeds = rec_str(crawl, "urls");
+	zonepolicy_free(f->zones);
+	f->zones = zonepolicy_new(seeds, allow);
+	free(seeds);
+}
+
+void
 urlfilter_free(urlfilter_t *f)
 {
+	zonepolicy_free(f->zones);
 	free_pats(f->allow, f->nallow);
 	free_pats(f->deny, f->ndeny);
 	memset(f, 0, sizeof *f);
@@ -261,10 +272,17 @@ consider(discctx_t *d, rec_t *r)
 	if (title && strlen(title) > 512)
 		title[512] = 0;
 	record_snapshot(&child, clock_now(), d->crawl_id, url, d->depth, d->snap_id, title, buf_cstr(&t));
+	const char *refused = zonepolicy_refuse(d->f->zones, url);
+	if (refused) {
+		char *why = xasprintf("not archived: %s", refused);
+		record_status(&child, "sealed", -1);
+		rec_set_str(&child, "notes", why);
+		free(why);
+	}
 	store_put(d->s, &child);
 	rec_free(&child);
 	urlset_add(d->seen, url);
-	d->made++;
+	d->made += !refused;
 	buf_free(&t);
 	free(url), free(title), free(tags);
 }

@@ -41,14 +41,14 @@ is "$(jq -r '.id + " " + .status + " " + .url' "$SD/index.json")" "$S sealed $BA
 	"index.json describes the snapshot"
 missing=""
 for f in $(jq -r 'select(.type == "ArchiveResult") | .plugin as $p | .output_files | keys[] | "\($p)/\(.)"' "$SD/index.jsonl"); do
-	grep -qF "href=\"$f\"" "$SD/index.html" || missing="$missing $f(link)"
+	grep -qF -e "href=\"$f\"" -e "data-src=\"$f\"" "$SD/index.html" || missing="$missing $f(link)"   # data-src: the viewer
 	[ -e "$SD/$f" ] || missing="$missing $f(file)"
 done
 is "$missing" "" "index.html links every output file listed in the results, and they exist"
 ok "which include title.txt and wget's page" sh -c "grep -qF 'href=\"title/title.txt\"' '$SD/index.html' &&
 	grep -qF 'site/page1.html\"' '$SD/index.html'"
 like "$(cat "$SD/index.html")" "<title>Page 1</title>" "index.html is titled with the page's title"
-grep -o 'href="[^"]*"' "$SD/index.html" | sed 's/^href="//; s/"$//' | grep -v '^https\?:' >"$T/links"
+grep -o 'href="[^"]*"' "$SD/index.html" | sed 's/^href="//; s/"$//; s/^?view=[0-9]*$/index.html/' | grep -v '^https\?:' >"$T/links"
 dead=""
 while read -r l; do [ -e "$SD/$l" ] || dead="$dead $l"; done <"$T/links"
 is "$dead" "" "every relative link of index.html resolves"
