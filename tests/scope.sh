@@ -3,7 +3,9 @@
 # reports four outlinks — same directory, same host, same registrable
 # domain, another domain — and abx-add --scope page|prefix|host|domain|any
 # queues exactly the expected children.  No URL is ever fetched: the only
-# plugin writes urls.jsonl from a fixed list.
+# plugin writes urls.jsonl from a fixed list; and no name is looked up
+# (ALLOW_PRIVATE_NETWORKS=true: the zone rule, which would resolve them,
+# is not what this tests).
 . "$(dirname "$0")/lib/tap.sh"
 D=$T/data
 mkdir -p "$T/plugins/links"
@@ -21,7 +23,8 @@ export ABX_PLUGINS_DIR
 
 children() { # children SCOPE: the URLs queued below the seed
 	d=$D-$1
-	abx-add -d "$d" --depth 1 --plugins links --scope "$1" http://a.example.test/docs/index.html >/dev/null
+	abx-add -d "$d" --depth 1 --plugins links --scope "$1" --config ALLOW_PRIVATE_NETWORKS=true \
+		http://a.example.test/docs/index.html >/dev/null
 	abx-tick -d "$d" >/dev/null 2>&1
 	abx-ls -d "$d" -k snapshot --jsonl | jq -r 'select(.depth == 1) | .url' | sort | tr '\n' ' '
 }
@@ -33,7 +36,7 @@ is "$(children domain)" "http://a.example.test/docs/b.html http://a.example.test
 is "$(children any)" "http://a.example.test/docs/b.html http://a.example.test/other/c.html http://b.example.test/d.html http://example.org/e.html " \
 	"any: every outlink"
 d=$D-default
-abx-add -d "$d" --depth 1 --plugins links http://a.example.test/docs/index.html >/dev/null
+abx-add -d "$d" --depth 1 --plugins links --config ALLOW_PRIVATE_NETWORKS=true http://a.example.test/docs/index.html >/dev/null
 abx-tick -d "$d" >/dev/null 2>&1
 is "$(abx-ls -d "$d" -k snapshot --jsonl | jq -r 'select(.depth == 1) | .url' | wc -l | tr -d ' ')" 4 \
 	"the default scope is any (ArchiveBox's: a depth-1 crawl archives what a page links to)"
