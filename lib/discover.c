@@ -235,13 +235,15 @@ typedef struct {
 static void
 consider(discctx_t *d, rec_t *r)
 {
-	char *url = rec_str(r, "url");
-	if (!url)
+	char *raw = rec_str(r, "url");
+	if (!raw)
 		return;
-	/* ArchiveBox's sanitising: cut at quotes, trim */
-	url[strcspn(url, "\"'<>")] = 0;
-	const char *why = url_check(url);
-	if (why || urlset_has(d->seen, url) || !urlfilter_pass(d->f, url) ||
+	/* ArchiveBox's sanitising: cut at quotes; then the canonical form
+	 * (url.h), which dedupes, filters and is stored */
+	raw[strcspn(raw, "\"'<>")] = 0;
+	char *url = url_canon(raw, NULL, NULL);
+	free(raw);
+	if (!url || urlset_has(d->seen, url) || !urlfilter_pass(d->f, url) ||
 	    (d->max_urls > 0 && (long)d->seen->n >= d->max_urls)) {
 		free(url);
 		return;
