@@ -33,6 +33,14 @@ typedef struct {
 	int has_query, has_frag;
 } rec_url_t;
 
+/* buf_add(), for a source that may be an empty buffer's NULL. */
+static void
+bput(buf_t *b, const void *p, size_t n)
+{
+	if (n)
+		buf_add(b, p, n);
+}
+
 /* ---- percent-encode sets ---- */
 
 enum { SET_C0, SET_FRAG, SET_QUERY, SET_SQUERY, SET_PATH, SET_USERINFO };
@@ -58,7 +66,7 @@ add_enc(buf_t *b, int set, unsigned char c)
 	static const char hex[] = "0123456789ABCDEF";
 	if (in_set(set, c)) {
 		char e[3] = {'%', hex[c >> 4], hex[c & 15]};
-		buf_add(b, e, 3);
+		bput(b, e, 3);
 	} else {
 		buf_addc(b, c);
 	}
@@ -532,7 +540,7 @@ static void
 buf_set(buf_t *dst, const buf_t *src)
 {
 	buf_reset(dst);
-	buf_add(dst, src->p ? src->p : "", src->len);
+	bput(dst, src->p ? src->p : "", src->len);
 	buf_cstr(dst);
 }
 
@@ -714,7 +722,7 @@ parse(const char *in, size_t n, const rec_url_t *base, rec_url_t *u, const char 
 				buf_t b = {0};
 				if (at_seen)
 					buf_adds(&b, "%40");
-				buf_add(&b, buf.p, buf.len);
+				bput(&b, buf.p, buf.len);
 				at_seen = 1;
 				for (size_t i = 0; i < b.len; i++) {
 					if (b.p[i] == ':' && !pass_seen) {
@@ -954,19 +962,19 @@ serialize(const rec_url_t *u, buf_t *b)
 	if (u->has_host) {
 		buf_adds(b, "//");
 		if (u->user.len || u->pass.len) {
-			buf_add(b, u->user.p, u->user.len);
+			bput(b, u->user.p, u->user.len);
 			if (u->pass.len) {
 				buf_addc(b, ':');
-				buf_add(b, u->pass.p, u->pass.len);
+				bput(b, u->pass.p, u->pass.len);
 			}
 			buf_addc(b, '@');
 		}
-		buf_add(b, u->host.p, u->host.len);
+		bput(b, u->host.p, u->host.len);
 		if (u->port >= 0)
 			buf_addf(b, ":%d", u->port);
 	}
 	if (u->opaque) {
-		buf_add(b, u->opath.p, u->opath.len);
+		bput(b, u->opath.p, u->opath.len);
 	} else {
 		if (!u->has_host && u->nseg > 1 && u->seg[0][0] == 0)
 			buf_adds(b, "/.");
@@ -977,11 +985,11 @@ serialize(const rec_url_t *u, buf_t *b)
 	}
 	if (u->has_query) {
 		buf_addc(b, '?');
-		buf_add(b, u->query.p, u->query.len);
+		bput(b, u->query.p, u->query.len);
 	}
 	if (u->has_frag) {
 		buf_addc(b, '#');
-		buf_add(b, u->frag.p, u->frag.len);
+		bput(b, u->frag.p, u->frag.len);
 	}
 	buf_cstr(b);
 }
@@ -1035,7 +1043,7 @@ fill(const rec_url_t *r, url_t *out)
 	out->port = r->port;
 	buf_t path = {0};
 	if (r->opaque) {
-		buf_add(&path, r->opath.p, r->opath.len);
+		bput(&path, r->opath.p, r->opath.len);
 	} else {
 		for (size_t i = 0; i < r->nseg; i++) {
 			buf_addc(&path, '/');
