@@ -100,13 +100,20 @@ urlfilter_init(urlfilter_t *f, const char *allow, const char *deny)
 static int
 domain_match(const char *pat, const char *url)
 {
-	char host[512];
-	url_host(url, host, sizeof host);
+	/* the canonical host (url.h); "host:port" matches the port in use,
+	 * the scheme's default too (the canonical URL leaves it out) */
+	char host[512] = "";
+	url_t u;
+	if (url_parse(url, NULL, &u, NULL) == 0) {
+		if (strchr(pat, ':'))
+			snprintf(host, sizeof host, "%s:%d", u.host,
+			    u.port >= 0 ? u.port : strcmp(u.scheme, "https") == 0 ? 443 : 80);
+		else
+			snprintf(host, sizeof host, "%s", u.host);
+		url_free(&u);
+	}
 	if (strchr(pat, ':'))
 		return strcasecmp(pat, host) == 0;
-	char *colon = strchr(host, ':');
-	if (colon)
-		*colon = 0;
 	size_t hl = strlen(host), pl;
 	if (strncmp(pat, "*.", 2) == 0) {
 		pat += 2;

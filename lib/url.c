@@ -1124,9 +1124,8 @@ url_canon(const char *input, const char *base, const char **why)
 	if (url_parse(input, base, &u, why) < 0)
 		return NULL;
 	char *h = u.href;
-	char *hash = u.fragment ? strrchr(h, '#') : NULL;
-	if (hash)
-		*hash = 0;
+	if (u.fragment)   /* the fragment may hold '#' itself */
+		h[strlen(h) - strlen(u.fragment) - 1] = 0;
 	u.href = NULL;
 	url_free(&u);
 	return h;
