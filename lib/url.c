@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "err.h"
 #include "url.h"
+#include "url_nv8.h"
 
 #define URL_MAX 65535
 #define END (-1)
@@ -365,17 +366,229 @@ utf8_valid(const unsigned char *s, size_t n)
 	return 1;
 }
 
+/* ---- punycode (RFC 3492), for the labels libidn2 refuses alone ---- */
+
+enum { PB = 36, PTMIN = 1, PTMAX = 26, PSKEW = 38, PDAMP = 700, PBIAS = 72, PN = 128, PMAX = 256 };
+
+static unsigned
+adapt(unsigned delta, unsigned npoints, int first)
+{
+	unsigned k = 0;
+	delta = first ? delta / PDAMP : delta / 2;
+	delta += delta / npoints;
+	while (delta > ((PB - PTMIN) * PTMAX) / 2) {
+		delta /= PB - PTMIN;
+		k += PB;
+	}
+	return k + (PB - PTMIN + 1) * delta / (delta + PSKEW);
+}
+
+static unsigned
+threshold(unsigned k, unsigned bias)
+{
+	return k <= bias ? PTMIN : k >= bias + PTMAX ? PTMAX : k - bias;
+}
+
+static void
+puny_encode(const unsigned *in, size_t len, buf_t *out)
+{
+	unsigned n = PN, delta = 0, bias = PBIAS, h, b = 0;
+	for (size_t j = 0; j < len; j++)
+		if (in[j] < 0x80)
+			buf_addc(out, (char)in[j]), b++;
+	if (b)
+		buf_addc(out, '-');
+	for (h = b; h < len; delta++, n++) {
+		unsigned m = 0x110000;
+		for (size_t j = 0; j < len; j++)
+			if (in[j] >= n && in[j] < m)
+				m = in[j];
+		delta += (m - n) * (h + 1);
+		n = m;
+		for (size_t j = 0; j < len; j++) {
+			if (in[j] < n)
+				delta++;
+			if (in[j] != n)
+				continue;
+			unsigned q = delta;
+			for (unsigned k = PB;; k += PB) {
+				unsigned t = threshold(k, bias);
+				if (q < t)
+					break;
+				unsigned d = t + (q - t) % (PB - t);
+				buf_addc(out, d < 26 ? 'a' + d : '0' + d - 26);
+				q = (q - t) / (PB - t);
+			}
+			buf_addc(out, q < 26 ? 'a' + q : '0' + q - 26);
+			bias = adapt(delta, h + 1, h == b);
+			delta = 0;
+			h++;
+		}
+	}
+	buf_cstr(out);
+}
+
+/* Decode s (without "xn--") into out[0..*len), at most PMAX; -1 if bad. */
+static int
+puny_decode(const char *s, unsigned *out, size_t *len)
+{
+	const char *dash = strrchr(s, '-'), *p = s;
+	unsigned n = PN, i = 0, bias = PBIAS;
+	size_t o = 0;
+	if (dash) {
+		for (; p < dash; p++) {
+			if ((unsigned char)*p >= 0x80 || o == PMAX)
+				return -1;
+			out[o++] = (unsigned char)*p;
+		}
+		p = dash + 1;
+	}
+	while (*p) {
+		unsigned oldi = i, w = 1;
+		for (unsigned k = PB;; k += PB) {
+			int c = *p ? tolower((unsigned char)*p++) : 0, d;
+			if (c >= 'a' && c <= 'z')
+				d = c - 'a';
+			else if (c >= '0' && c <= '9')
+				d = c - '0' + 26;
+			else
+				return -1;
+			if ((unsigned)d > (0xffffffffu - i) / w)
+				return -1;
+			i += d * w;
+			unsigned t = threshold(k, bias);
+			if ((unsigned)d < t)
+				break;
+			if (w > 0xffffffffu / (PB - t))
+				return -1;
+			w *= PB - t;
+		}
+		if (o == PMAX)
+			return -1;
+		bias = adapt(i - oldi, o + 1, oldi == 0);
+		n += i / (o + 1);
+		i %= o + 1;
+		if (n > 0x10ffff)
+			return -1;
+		memmove(out + i + 1, out + i, (o - i) * sizeof *out);
+		out[i++] = n;
+		o++;
+	}
+	*len = o;
+	return 0;
+}
+
+static size_t
+utf8_get(const unsigned char *s, unsigned *cp)
+{
+	if (s[0] < 0x80)
+		return *cp = s[0], 1;
+	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	*cp = s[0] & (0x7f >> len);
+	for (size_t k = 1; k < len; k++)
+		*cp = *cp << 6 | (s[k] & 0x3f);
+	return len;
+}
+
+static void
+utf8_put(buf_t *b, unsigned cp)
+{
+	if (cp < 0x80) {
+		buf_addc(b, cp);
+	} else if (cp < 0x800) {
+		buf_addc(b, 0xc0 | cp >> 6), buf_addc(b, 0x80 | (cp & 0x3f));
+	} else if (cp < 0x10000) {
+		buf_addc(b, 0xe0 | cp >> 12), buf_addc(b, 0x80 | (cp >> 6 & 0x3f));
+		buf_addc(b, 0x80 | (cp & 0x3f));
+	} else {
+		buf_addc(b, 0xf0 | cp >> 18), buf_addc(b, 0x80 | (cp >> 12 & 0x3f));
+		buf_addc(b, 0x80 | (cp >> 6 & 0x3f)), buf_addc(b, 0x80 | (cp & 0x3f));
+	}
+}
+
+static int
+is_nv8(unsigned cp)
+{
+	size_t lo = 0, hi = sizeof nv8 / sizeof nv8[0];
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (cp < nv8[mid].lo)
+			hi = mid;
+		else if (cp > nv8[mid].hi)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A label libidn2 refused for a rule of IDNA2008 that UTS #46 as the URL
+ * Standard runs it does not have: symbols UTS #46 keeps and IDNA2008
+ * disallows (url_nv8.h), and hyphens at the start, the end or in places 3
+ * and 4 (CheckHyphens is false).  Each such symbol or hyphen is swapped for
+ * a distinct CJK ideograph (valid in both, unchanged by mapping and NFC,
+ * not in the label), libidn2 maps and checks the rest, and they are put
+ * back into its punycode.  (A right-to-left label with such a symbol is
+ * still refused: the ideographs are left-to-right, which the Bidi rule
+ * forbids there.)
+ */
+static int
+swapped_label(const char *lab, buf_t *out)
+{
+	unsigned cps[PMAX], orig[PMAX], ph[PMAX];
+	size_t n = 0, nph = 0;
+	for (const unsigned char *s = (const unsigned char *)lab; *s && n < PMAX;)
+		s += utf8_get(s, &cps[n++]);
+	buf_t sub = {0};
+	unsigned next = 0x4e00;
+	for (size_t i = 0; i < n; i++) {
+		if (!is_nv8(cps[i]) && cps[i] != '-') {
+			utf8_put(&sub, cps[i]);
+			continue;
+		}
+		for (int clash = 1; clash;) {
+			clash = 0;
+			for (size_t j = 0; j < n; j++)
+				clash |= cps[j] == next;
+			if (clash)
+				next++;
+		}
+		orig[nph] = cps[i];
+		ph[nph++] = next;
+		utf8_put(&sub, next++);
+	}
+	char *res = NULL;
+	int rc = -1;
+	size_t len;
+	if (nph && idn2_to_ascii_8z(buf_cstr(&sub), &res, IDN2_NONTRANSITIONAL) == IDN2_OK &&
+	    strncmp(res, "xn--", 4) == 0 && puny_decode(res + 4, cps, &len) == 0) {
+		for (size_t i = 0; i < len; i++)
+			for (size_t k = 0; k < nph; k++)
+				if (cps[i] == ph[k])
+					cps[i] = orig[k];
+		buf_adds(out, "xn--");
+		puny_encode(cps, len, out);
+		rc = 0;
+	}
+	idn2_free(res);
+	buf_free(&sub);
+	return rc;
+}
+
 /* A non-ASCII label through UTS #46 ToASCII (libidn2), appended to out. */
 static int
 label_to_ascii(const char *l, size_t n, buf_t *out)
 {
 	char *lab = xstrndup(l, n), *res = NULL;
-	int rc = -1;
+	int rc = -1, e;
 	if (n == 0) {
 		rc = 0;   /* an empty label: VerifyDnsLength is false */
-	} else if (idn2_to_ascii_8z(lab, &res, IDN2_NONTRANSITIONAL) == IDN2_OK) {
+	} else if ((e = idn2_to_ascii_8z(lab, &res, IDN2_NONTRANSITIONAL)) == IDN2_OK) {
 		buf_adds(out, res);
 		rc = 0;
+	} else if (e == IDN2_DISALLOWED || e == IDN2_HYPHEN_STARTEND || e == IDN2_2HYPHEN) {
+		rc = swapped_label(lab, out);
 	}
 	idn2_free(res);
 	free(lab);
