@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # url_nv8.py — writes url_nv8.h: the code points UTS #46 holds valid that
 # libidn2 refuses as IDNA2008-DISALLOWED (UTS #46's "NV8" symbols and
-# punctuation: U+2603 SNOWMAN, U+2764 HEAVY BLACK HEART ...).  url.c lets
-# them through a label as browsers do (see label_to_ascii there).
+# punctuation: U+2603 SNOWMAN, U+2764 HEAVY BLACK HEART ...).  urlhost.c lets
+# them through a label as browsers do (see swapped_label there).
 #
 #   /usr/bin/python3 lib/url_nv8.py > lib/url_nv8.h
 #
