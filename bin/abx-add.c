@@ -51,13 +51,16 @@ typedef struct {
 static void
 add_entry(entries_t *e, const char *where, long lineno, char *url, char *title, char *tags)
 {
-	const char *why = url ? url_check(url) : "record has no \"url\" string";
-	if (why) {
+	const char *why = "record has no \"url\" string";
+	char *canon = url ? url_canon(url, NULL, &why) : NULL;   /* url.h: the stored form */
+	if (!canon) {
 		warnx_("%s %ld: %s: %s", where, lineno, why, url ? url : "");
 		e->bad++;
 		free(url), free(title), free(tags);
 		return;
 	}
+	free(url);
+	url = canon;
 	for (size_t i = 0; i < e->n; i++)
 		if (strcmp(e->v[i].url, url) == 0) {
 			free(url), free(title), free(tags);

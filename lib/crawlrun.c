@@ -211,9 +211,10 @@ seed_snapshots(crawlrun_t *cr, const rec_t *crawl)
 		} else {
 			url = xstrdup(l);
 		}
-		if (url && url_check(url)) {
+		if (url) {   /* the canonical form (url.h), or none */
+			char *canon = url_canon(url, NULL, NULL);
 			free(url);
-			url = NULL;
+			url = canon;
 		}
 		if (url && !urlset_has(&cr->seen, url) && urlfilter_pass(&cr->filter, url) &&
 		    (cr->max_urls <= 0 || (long)cr->seen.n < cr->max_urls)) {

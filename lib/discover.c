@@ -102,13 +102,20 @@ urlfilter_init(urlfilter_t *f, const char *allow, const char *deny)
 static int
 domain_match(const char *pat, const char *url)
 {
-	char host[512];
-	url_host(url, host, sizeof host);
+	/* the canonical host (url.h); "host:port" matches the port in use,
+	 * the scheme's default too (the canonical URL leaves it out) */
+	char host[512] = "";
+	url_t u;
+	if (url_parse(url, NULL, &u, NULL) == 0) {
+		if (strchr(pat, ':'))
+			snprintf(host, sizeof host, "%s:%d", u.host,
+			    u.port >= 0 ? u.port : strcmp(u.scheme, "https") == 0 ? 443 : 80);
+		else
+			snprintf(host, sizeof host, "%s", u.host);
+		url_free(&u);
+	}
 	if (strchr(pat, ':'))
 		return strcasecmp(pat, host) == 0;
-	char *colon = strchr(host, ':');
-	if (colon)
-		*colon = 0;
 	size_t hl = strlen(host), pl;
 	if (strncmp(pat, "*.", 2) == 0) {
 		pat += 2;
@@ -249,13 +256,15 @@ typedef struct {
 static void
 consider(discctx_t *d, rec_t *r)
 {
-	char *url = rec_str(r, "url");
-	if (!url)
+	char *raw = rec_str(r, "url");
+	if (!raw)
 		return;
-	/* ArchiveBox's sanitising: cut at quotes, trim */
-	url[strcspn(url, "\"'<>")] = 0;
-	const char *why = url_check(url);
-	if (why || urlset_has(d->seen, url) || !urlfilter_pass(d->f, url) ||
+	/* ArchiveBox's sanitising: cut at quotes; then the canonical form
+	 * (url.h), which dedupes, filters and is stored */
+	raw[strcspn(raw, "\"'<>")] = 0;
+	char *url = url_canon(raw, NULL, NULL);
+	free(raw);
+	if (!url || urlset_has(d->seen, url) || !urlfilter_pass(d->f, url) ||
 	    (d->max_urls > 0 && (long)d->seen->n >= d->max_urls)) {
 		free(url);
 		return;
