@@ -2,7 +2,7 @@
  * scope.c — see scope.h.
  */
 #include <arpa/inet.h>
-#include <libpsl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -40,8 +40,9 @@ strip_port(char *h)
 		*c = 0;
 }
 
-/* The registrable domain of a URL's host; an IP literal or a public
- * suffix is its own.  Into out. */
+/* The registrable domain of a URL's host (url_registrable_domain(): the
+ * Public Suffix List); an IP literal or a public suffix is its own.  Into
+ * out. */
 static void
 domain_of(const char *url, char *out, size_t n)
 {
@@ -49,10 +50,8 @@ domain_of(const char *url, char *out, size_t n)
 	url_host(url, h, sizeof h);
 	strip_port(h);
 	unsigned char a[16];
-	const char *d = NULL;
-	if (h[0] != '[' && inet_pton(AF_INET, h, a) != 1)
-		d = psl_registrable_domain(psl_builtin(), h);
-	snprintf(out, n, "%s", d ? d : h);
+	if (h[0] == '[' || inet_pton(AF_INET, h, a) == 1 || url_registrable_domain(h, out, n) < 0)
+		snprintf(out, n, "%s", h);
 }
 
 static char *
