@@ -14,8 +14,9 @@
  *     pid file (runmark.h; the fault point "hook-after-spawn" lies between
  *     the two), and "start <hook_name>" on $ABX_PROGRESS_FD;
  *  3. run_release: its logs written out (or an old run's removed), its fds
- *     closed, its pid file removed (a CrawlSetup daemon left running has
- *     its .daemon.json instead), its argv freed.
+ *     closed, its pid file removed (a CrawlSetup daemon left running keeps
+ *     it, beside its .daemon.json, until the crawl's cleanup stops it), its
+ *     argv freed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -103,8 +104,10 @@ write_log(int cwdfd, int memfd, const char *stem, const char *kind)
 void
 run_release(run_t *r)
 {
-	if (r->cwdfd >= 0 && r->h && r->started && !r->spawn_err)
-		pidfile_remove(r->cwdfd, r->h->stem);   /* a daemon's: its .daemon.json says */
+	/* a CrawlSetup daemon left running keeps its pid file until the
+	 * crawl's cleanup stops it (crawldaemons.h) */
+	if (r->cwdfd >= 0 && r->h && r->started && !r->spawn_err && r->p.state != PROC_DETACHED)
+		pidfile_remove(r->cwdfd, r->h->stem);
 	if (r->memlogs && r->cwdfd >= 0 && r->h) {
 		write_log(r->cwdfd, r->outfd, r->h->stem, "stdout");
 		write_log(r->cwdfd, r->errfd, r->h->stem, "stderr");

@@ -1,5 +1,6 @@
 #!/bin/sh
-# ArchiveBox's plugins under abx (issue 9, point 1): the crawl heartbeat.
+# ArchiveBox's plugins under abx (issue 9, points 1 and 8): the crawl
+# heartbeat, and a CrawlSetup daemon's pid file.
 # Two crawls run at once by two ticks (abx-tick --crawl) with a stand-in of
 # abx-plugins' chrome plugin (tests/data/plugins-compat/chrome: a browser
 # per crawl launched by a CrawlSetup daemon, and the real kill-zombies rule
@@ -26,6 +27,10 @@ TA=$!
 ok "crawl A's browser is up" wait_for 20 test -s "$D/crawls/$A/chrome/chrome.pid"
 BA=$(cat "$D/crawls/$A/chrome/chrome.pid")
 ok "crawl A has a heartbeat while it runs" test -f "$HB"
+PF=$D/crawls/$A/chrome/on_CrawlSetup__90_chrome_launch.daemon.bg.pid
+ok "its CrawlSetup daemon keeps its pid file while the crawl runs (point 8)" test -s "$PF"
+DP=$(cut -d' ' -f1 "$PF" 2>/dev/null)
+ok "naming the running daemon" grep -q chrome_launch "/proc/${DP:-0}/cmdline"
 is "$(jq -c 'keys' "$HB")" '["crawl_id","kill_after_seconds","last_alive_at","owner_pid","runtime"]' \
 	"the heartbeat has abx-dl's keys"
 like "$(cat "$HB")" '^\{"crawl_id":"[^"]+","kill_after_seconds":180,"last_alive_at":[0-9]+\.[0-9]+,"owner_pid":[0-9]+,"runtime":"abx"\}$' \
@@ -54,6 +59,7 @@ is "$?" 0 "crawl A's tick exits 0"
 is "$(abx-ls -d "$D" -k archiveresult --jsonl | jq -r "select(.hook_name == \"on_Snapshot__30_chrome_page\") | .status" | sort | tr '\n' ' ')" \
 	"succeeded succeeded " "crawl A's page kept its browser to the end"
 ok "crawl A's heartbeat is removed at its end" test ! -e "$HB"
+ok "its daemon's pid file is removed after the crawl" test ! -e "$PF"
 ok "and its browser stopped with its daemon" wait_for 10 test ! -d "/proc/$BA"
 
 # a tick killed with SIGKILL: the heartbeat stays, stale (its owner is
