@@ -85,6 +85,8 @@ run_provider_hook(phase_t *ph, hook_t *h, const binreq_t *req, const char *binar
 		long timeout = conf_seconds(conf_get(pc, k), 300);
 		r.argv = provider_argv(ph, h, req, binary_id);
 		run_spawn(ph, &r, pc, timeout);
+		if (r.interp_note)
+			warnx_("provider %s: %s", h->stem, r.interp_note);
 		if (!r.spawn_err) {
 			proc_t *pp = &r.p;
 			while (pp->state != PROC_DONE) {
@@ -216,4 +218,44 @@ phase_resolve_binaries(phase_t *ph)
 		}
 	}
 	free(changed);
+}
+
+/* What plugin p lacks to run the phase's hooks: the #! interpreters of
+ * its hooks and its required binaries that are not on its PATH (nothing
+ * is installed: abx-hook -n).  A malloc'd JSON array, "[]" if nothing. */
+char *
+phase_plugin_missing(phase_t *ph, plugin_t *p)
+{
+	conf_t *pc = phase_plugin_config(ph, p);
+	const char *path = conf_get(pc, "PATH");
+	buf_t b = {0}, seen = {0};
+	buf_addc(&b, '[');
+	for (size_t i = 0; i < ph->nhooks; i++) {
+		if (ph->hooks[i]->plugin != p)
+			continue;
+		char *in = hook_interpreter(ph->hooks[i]->path);
+		char *key = in ? xasprintf("\n%s\n", in) : NULL;
+		if (in && !interpreter_found(in, path) && !strstr(seen.p ? buf_cstr(&seen) : "", key)) {
+			if (b.len > 1)
+				buf_addc(&b, ',');
+			buf_json_strz(&b, in);
+			buf_addf(&seen, "%s", key);
+		}
+		free(in), free(key);
+	}
+	binreq_t *rq = NULL;
+	size_t n = binreqs_parse(p->binaries, pc, &rq);
+	for (size_t k = 0; k < n; k++) {
+		char *w = binary_which(rq[k].name, path);
+		if (!w) {
+			if (b.len > 1)
+				buf_addc(&b, ',');
+			buf_json_strz(&b, rq[k].name);
+		}
+		free(w);
+	}
+	binreqs_free(rq, n);
+	buf_addc(&b, ']');
+	buf_free(&seen);
+	return buf_cstr(&b);
 }

@@ -305,6 +305,11 @@ run_record(phase_t *ph, run_t *r)
 		result_verdict(&r->p, r->spawn_err, r->h->path, ran ? &o : NULL, tail.p, &v);
 		if (ran && ph->snapshot && !o.have_ar)
 			judge_silent(r, &files, tail.p, &v);
+		if (r->interp_note) {
+			buf_reset(&v.notes);
+			buf_adds(&v.notes, r->interp_note);
+			buf_cstr(&v.notes);
+		}
 		if (r->p.why == WHY_LIMIT)
 			size_watch_note(ph, &v);
 	}
