@@ -44,6 +44,7 @@ ok "last_alive_at is the time it was written" test "$(echo "$now - $L1 < 3 && $L
 # crawl B is set up while A runs: its kill-zombies must spare A's browser.
 # A second tick of the data directory runs only on another host (the tick
 # lock is per host): a UTS namespace with another host name stands in.
+# shellcheck disable=SC2016  # $1 $2: the inner shell's
 expect_exit 0 "crawl B runs to its end meanwhile, by a tick of another host" \
 	unshare -u sh -c 'hostname abx-test-other && exec abx-tick -d "$1" --crawl "$2"' sh "$D" "$B"
 ok "crawl B's setup left crawl A's browser alive" test -d "/proc/$BA"
@@ -75,6 +76,7 @@ wait "$TC" 2>/dev/null
 ok "a killed tick leaves its heartbeat" test -f "$D/crawls/$C/.heartbeat.json"
 is "$(jq -r .owner_pid "$D/crawls/$C/.heartbeat.json")" "$TC" "naming the dead tick as its owner"
 ok "crawl C's browser outlived its tick" test -d "/proc/$BC"
+# shellcheck disable=SC2016  # $1 $2: the inner shell's
 expect_exit 0 "crawl E runs" \
 	unshare -u sh -c 'hostname abx-test-other && exec abx-tick -d "$1" --crawl "$2"' sh "$D" "$E"
 ok "crawl E's setup killed the dead crawl's browser (a stale heartbeat)" wait_for 5 test ! -d "/proc/$BC"

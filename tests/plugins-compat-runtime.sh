@@ -19,7 +19,7 @@ abx-add -d "$D" --plugins ytdlp,envdump http://127.0.0.1:9/v >/dev/null
 S=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r .id)
 C=$(abx-ls -d "$D" -k crawl --jsonl | jq -r .id)
 SD=$D/crawls/$C/$S
-ARCH=$(printf '%s-%s' "$(uname -m)" "$(uname -s)" | tr 'A-Z' 'a-z')
+ARCH=$(printf '%s-%s' "$(uname -m)" "$(uname -s)" | tr '[:upper:]' '[:lower:]')
 CFG=$HOME/.config/abx
 LIB=$CFG/lib/$ARCH
 

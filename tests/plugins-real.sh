@@ -20,10 +20,11 @@
 . "$(dirname "$0")/lib/httpd.sh"
 PIN=${ABX_PLUGINS_PINNED:-}
 CFG=${ABX_PINNED_CONFIG_DIR:-${HOME:-/nonexistent}/.config/abx}
-ARCH=$(printf '%s-%s' "$(uname -m)" "$(uname -s)" | tr 'A-Z' 'a-z')
+ARCH=$(printf '%s-%s' "$(uname -m)" "$(uname -s)" | tr '[:upper:]' '[:lower:]')
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
-[ -n "$PIN" ] && [ -f "$PIN/chrome/on_CrawlSetup__89_chrome_kill_zombies.js" ] ||
+if [ -z "$PIN" ] || [ ! -f "$PIN/chrome/on_CrawlSetup__89_chrome_kill_zombies.js" ]; then
 	skip_all "no pinned copy of abx-plugins 1.10.71 (ABX_PLUGINS_PINNED)"
+fi
 command -v node >/dev/null || skip_all "no node"
 CHROMIUM=$(command -v chromium || command -v chromium-browser) || skip_all "no chromium"
 [ -d "$CFG/lib/$ARCH/npm/node_modules/puppeteer-core" ] || skip_all "no puppeteer-core in $CFG/lib/$ARCH/npm"
@@ -65,6 +66,7 @@ B=$(abx-add -d "$D" --depth 2 --plugins $P "$BASE/rocks.html" | jq -r .id)
 abx-tick -d "$D" --crawl "$A" >"$T/a.out" 2>"$T/a.err" &
 TA=$!
 ok "crawl A's browser is up" wait_for 60 test -s "$D/crawls/$A/chrome/chrome.pid"
+# shellcheck disable=SC2016  # $1 $2: the inner shell's
 expect_exit 0 "crawl B, set up and run meanwhile by a tick of another host, ends" \
 	unshare -u sh -c 'hostname abx-test-other && exec abx-tick -d "$1" --crawl "$2"' sh "$D" "$B"
 wait "$TA"
