@@ -10,9 +10,11 @@
  *
  * The config layers (config.h): built-ins, abx.conf, the environment, the
  * crawl's config, the snapshot's config; then what abx-hook sets itself
- * (DATA_DIR, CRAWL_DIR, SNAP_DIR, ABX_RUNTIME, ABX_RUN) and what a hook
- * must never see (ABX_LEASE_FD, ABX_ID, ABX_SIZE_BUDGET).  Each plugin's
- * config is made from them when first needed (plugin.h).
+ * (DATA_DIR, CRAWL_DIR, SNAP_DIR, ABX_RUN; ABX_RUNTIME and the runtime
+ * directories as the user set them, else as abx-dl derives them:
+ * runtime_paths) and what a hook must never see (ABX_LEASE_FD, ABX_ID,
+ * ABX_SIZE_BUDGET).  Each plugin's config is made from them when first
+ * needed (plugin.h).
  */
 #include <ctype.h>
 #include <limits.h>
