@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -327,7 +328,8 @@ read_urls_file(discctx_t *d, int dfd, const char *rel, int only_snapshots)
 		char *nl = memchr(q, '\n', end - q);
 		size_t n = nl ? (size_t)(nl - q) : (size_t)(end - q);
 		rec_t r;
-		if (n && rec_parse(&r, q, n) == 0) {
+		/* a log's other lines (results, logging) are not parsed */
+		if (n && (!only_snapshots || memmem(q, n, "\"Snapshot\"", 10)) && rec_parse(&r, q, n) == 0) {
 			if (!only_snapshots || rec_streq(&r, "type", "Snapshot"))
 				consider(d, &r);
 			rec_free(&r);
@@ -342,6 +344,8 @@ name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
+
+#define STDOUT_LOG_MAX (64LL << 20)
 
 /* The Snapshot records a plugin's hooks printed on stdout (their logs,
  * on_Snapshot__*.stdout.log), in hook-name order: abx-dl makes them
@@ -371,8 +375,13 @@ read_stdout_logs(discctx_t *d, int dfd, const char *pdir)
 		qsort(v, n, sizeof *v, name_cmp);
 	for (size_t i = 0; i < n; i++) {
 		char rel[768];
+		struct stat st;
 		snprintf(rel, sizeof rel, "%s/%s", pdir, v[i]);
-		read_urls_file(d, dfd, rel, 1);
+		/* a hook that dumped a page on stdout printed no records worth
+		 * reading 64 MiB for */
+		if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_size <= STDOUT_LOG_MAX)
+			read_urls_file(d, dfd, rel, 1);
 		free(v[i]);
 	}
 	free(v);
