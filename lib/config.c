@@ -11,6 +11,7 @@
 #include "hostpace.h"
 #include "robots.h"
 #include "scope.h"
+#include "jsonline.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
@@ -218,6 +219,8 @@ conf_json_text(const char *raw, buf_t *out)
 		buf_adds(out, "True");
 	} else if (strncmp(raw, "false", 5) == 0) {
 		buf_adds(out, "False");
+	} else if (*raw == '[' || *raw == '{') {
+		json_line(raw, strlen(raw), out);   /* one line, as abx-dl writes it */
 	} else {
 		buf_adds(out, raw);
 	}
@@ -555,7 +558,9 @@ coerce(const char *v, const char *type)
 			p++;
 		if (*p != (type[0] == 'a' ? '[' : '{') || !json_valid(v, strlen(v)))
 			return NULL;
-		return xstrdup(v);
+		buf_t b = {0};
+		json_line(v, strlen(v), &b);
+		return buf_cstr(&b);
 	}
 	return xstrdup(v);   /* unknown type: as is */
 }

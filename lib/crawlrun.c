@@ -31,6 +31,7 @@
 #include "queue.h"
 #include "exitcodes.h"
 #include "fs.h"
+#include "heartbeat.h"
 #include "lease.h"
 #include "plugin.h"
 #include "progress.h"
@@ -972,6 +973,11 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 		info("crawl %s started (max_depth %d, %d slots)", cr->cid, cr->max_depth, cr->slots);
 
 	int setup = family_has_hooks(cr, "CrawlSetup"), cleanup = family_has_hooks(cr, "CrawlCleanup");
+	/* the crawl is live (heartbeat.h) from its setup to its cleanup */
+	heartbeat_t hb;
+	char crel[64];
+	snprintf(crel, sizeof crel, "crawls/%s", cr->cid);
+	heartbeat_start(&hb, s->dfd, crel, cr->cid, conf_get(&cr->conf, "ABX_RUNTIME"));
 	if (setup)
 		worker_phase(t, "CrawlSetup", cr->cid, cfd);
 	char j[128];
@@ -1027,6 +1033,7 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 	/* CrawlCleanup also stops the daemons CrawlSetup left running */
 	if (!*t->signals && (cleanup || setup))
 		worker_phase(t, "CrawlCleanup", cr->cid, cfd);
+	heartbeat_stop(&hb);
 	/* what we and the workers wrote (outputs, index files, records):
 	 * durable before the crawl's own record says anything of it */
 	if (store_syncfs(s) < 0) {

@@ -14,7 +14,11 @@
  * archived as pages.
  *
  * Discovery.  discover_children() reads every "<snapshot>/<plugin>/
- * urls.jsonl" (records with "url", optional "title" and "tags"), drops the
+ * urls.jsonl" (records with "url", optional "title" and "tags"), then the
+ * "type":"Snapshot" records its hooks printed on stdout (<plugin>/
+ * on_Snapshot__*.stdout.log up to 64 MiB, as abx-dl reads stdout); a
+ * child's tags are its record's ("a,b" or a list) as a set, not its
+ * parent's.  It drops the
  * URLs already in the crawl (seen), filtered out, or past CRAWL_MAX_URLS,
  * and stages a queued snapshot at depth+1 for each of the rest (the caller
  * holds the store lock and commits).  Children deeper than the crawl's
