@@ -38,6 +38,17 @@ static const char usage[] =
     "abx-add [-d DIR] [--depth N] [--tag T,...] [--plugins P,...] [--config KEY=VALUE]...\n"
     "               [--schedule CRON] [URL...]";
 
+static const char options[] =
+    "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
+    "  --depth N       follow links N levels deep, 0 to 4 (default 0)\n"
+    "  --tag T,...     tag the crawl and its snapshots\n"
+    "  --plugins P,... run only these plugins (names found on the plugin search path)\n"
+    "  --config K=V    a setting for this crawl (repeatable), e.g. --config TIMEOUT=120\n"
+    "  --schedule CRON store a recurring crawl instead: five cron fields or @daily ...\n"
+    "  URL...          the URLs; none: read them from stdin (lines or JSONL records)\n"
+    "  -h, --help      print this help and exit\n"
+    "  --version       print the version and exit\n";
+
 typedef struct {
 	char *url, *title, *tags;
 } entry_t;
@@ -141,7 +152,7 @@ main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"depth", required_argument, 0, 'D'}, {"tag", required_argument, 0, 't'},
 		{"plugins", required_argument, 0, 'p'}, {"config", required_argument, 0, 'c'},
-		{"schedule", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"schedule", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, CLI_VERSION_OPT, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *tags = "", *plugins = NULL, *sched = NULL;
 	int depth = 0, c;
@@ -157,8 +168,7 @@ main(int argc, char **argv)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (*end || end == optarg || v < 0 || v > 4) {
-				warnx_("--depth must be 0 to 4: %s", optarg);
-				cli_usage(usage);
+				cli_usage_err(usage, "--depth must be 0 to 4: %s", optarg);
 			}
 			depth = v;
 			break;
@@ -176,8 +186,7 @@ main(int argc, char **argv)
 		case 'c': {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || !config_key_ok(optarg, eq - optarg)) {
-				warnx_("--config wants KEY=VALUE with KEY in [A-Z0-9_]: %s", optarg);
-				cli_usage(usage);
+				cli_usage_err(usage, "--config wants KEY=VALUE with KEY in [A-Z0-9_]: %s", optarg);
 			}
 			char *k = xstrndup(optarg, eq - optarg);
 			rec_set_str(&config, k, eq + 1);
@@ -185,7 +194,8 @@ main(int argc, char **argv)
 			free(k);
 			break;
 		}
-		case 'h': cli_help(usage);
+		case 'h': cli_help(usage, options);
+		case CLI_VERSION: cli_version();
 		default: cli_usage(usage);
 		}
 	}

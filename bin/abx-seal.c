@@ -28,12 +28,20 @@ static const char usage[] =
     "abx-seal [-d DIR] [--pack FILE] ID\n"
     "       abx-seal [-d DIR] --index";
 
+static const char options[] =
+    "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
+    "  --pack FILE     pack the sealed snapshot or crawl ID into FILE (.tar.gz, .zip ...)\n"
+    "  --index         rebuild the site index (index.html) from index.jsonl\n"
+    "  ID              the snapshot or crawl to seal\n"
+    "  -h, --help      print this help and exit\n"
+    "  --version       print the version and exit\n";
+
 int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"pack", required_argument, 0, 'p'}, {"index", no_argument, 0, 'I'},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"help", no_argument, 0, 'h'}, CLI_VERSION_OPT, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *pack = NULL;
 	int c, index_only = 0;
@@ -44,14 +52,15 @@ main(int argc, char **argv)
 		case 'd': dir = optarg; break;
 		case 'p': pack = optarg; break;
 		case 'I': index_only = 1; break;
-		case 'h': cli_help(usage);
+		case 'h': cli_help(usage, options);
+		case CLI_VERSION: cli_version();
 		default: cli_usage(usage);
 		}
 	}
 	store_t s;
 	if (index_only) {
 		if (optind != argc || pack)
-			cli_usage(usage);
+			cli_usage_err(usage, "--index takes no ID and no --pack");
 		if (store_open(&s, dir, 0) < 0)
 			die(s.err, "%s", s.errmsg);
 		seal_site_index(&s);
@@ -60,7 +69,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (optind + 1 != argc)
-		cli_usage(usage);
+		cli_usage_err(usage, optind == argc ? "no ID given" : "one ID only: %s", argv[argc - 1]);
 	const char *id = argv[optind];
 	if (!id_valid(id))
 		die(EX_DATAERR_, "not an id: %s", id);

@@ -63,6 +63,9 @@ crawl_candidate(rec_t *r, void *arg)
 	const char *tpl = rec_raw(r, "is_template");
 	if (tpl && !strcmp(tpl, "true"))
 		return 0;   /* a schedule's template lives as long as the schedule */
+	const char *kept = rec_raw(r, "files_kept");
+	if (kept && !strcmp(kept, "true"))
+		return 0;   /* removed by abx-ctl remove, its files kept on purpose */
 	if (!rec_isnull(r, "deleted_at")) {
 		/* a crash came between its tombstone and the move of its
 		 * directory: finish the job */
@@ -126,9 +129,11 @@ check_kids(rec_t *r, void *arg)
 	return 0;
 }
 
-/* Drop the removed crawls' lines from the site index (a hint). */
+/* Drop the lines of the removed crawls or snapshots (ids, ID_LEN + 1
+ * bytes apart: a crawl id matches its snapshots' crawl_id) from the site
+ * index (a hint). */
 static void
-prune_site_index(store_t *s, cand_t *gone, size_t n)
+prune_lines(store_t *s, const char *ids, size_t stride, size_t n)
 {
 	buf_t in = {0}, out = {0};
 	if (fs_read(s->dfd, "index.jsonl", &in) < 0) {
@@ -141,7 +146,7 @@ prune_site_index(store_t *s, cand_t *gone, size_t n)
 		size_t len = nl ? (size_t)(nl - q) : (size_t)(end - q);
 		int drop = 0;
 		for (size_t i = 0; i < n && !drop; i++)
-			drop = memmem(q, len, gone[i].id, ID_LEN) != NULL;
+			drop = memmem(q, len, ids + i * stride, ID_LEN) != NULL;
 		if (!drop && nl) {
 			buf_add(&out, q, len);
 			buf_addc(&out, '\n');
@@ -157,13 +162,25 @@ prune_site_index(store_t *s, cand_t *gone, size_t n)
 	buf_free(&out);
 }
 
-/* Under the store lock: move crawls/ID into TRASH (0), or say that it is
- * still in place (-1); a rename is one step, whatever the crawl's size. */
-static int
-move_away(store_t *s, const char *id)
+static void
+prune_site_index(store_t *s, cand_t *gone, size_t n)
 {
-	char from[128], to[128];
-	snprintf(from, sizeof from, "crawls/%s", id);
+	prune_lines(s, gone->id, sizeof *gone, n);
+}
+
+void
+retention_prune_site_index(store_t *s, const char (*ids)[ID_LEN + 1], size_t n)
+{
+	prune_lines(s, ids[0], ID_LEN + 1, n);
+}
+
+/* Under the store lock: move the directory from (crawls/ID, or a
+ * snapshot's crawls/C/ID) into TRASH/ID (0), or say that it is still in
+ * place (-1); a rename is one step, whatever the directory's size. */
+static int
+move_dir_away(store_t *s, const char *from, const char *id)
+{
+	char to[128];
 	snprintf(to, sizeof to, "%s/%s", TRASH, id);
 	if (fs_mkdirs(s->dfd, TRASH) == 0 && renameat(s->dfd, from, s->dfd, to) == 0)
 		return 0;
@@ -171,6 +188,20 @@ move_away(store_t *s, const char *id)
 		return 0;
 	warnsys("unable to move %s/%s to %s/%s; removing it in place", s->dir, from, s->dir, to);
 	return -1;
+}
+
+int
+retention_move_away(store_t *s, const char *from, const char *id)
+{
+	return move_dir_away(s, from, id);
+}
+
+static int
+move_away(store_t *s, const char *id)
+{
+	char from[128];
+	snprintf(from, sizeof from, "crawls/%s", id);
+	return move_dir_away(s, from, id);
 }
 
 /* Without the store lock: remove what move_away() moved, this run's and
@@ -197,6 +228,12 @@ empty_trash(store_t *s)
 			warnsys("unable to remove all of %s/%s/%s", s->dir, TRASH, e->d_name);
 	closedir(d);
 	unlinkat(s->dfd, TRASH, AT_REMOVEDIR);   /* kept only while not empty */
+}
+
+void
+retention_empty_trash(store_t *s)
+{
+	empty_trash(s);
 }
 
 /* Tombstone one candidate (or, for a leftover, only move its directory),
