@@ -28,6 +28,7 @@
 #include "config.h"
 #include "err.h"
 #include "exitcodes.h"
+#include "names.h"
 #include "record.h"
 #include "schedule.h"
 #include "sigreset.h"
@@ -215,6 +216,11 @@ main(int argc, char **argv)
 	int rc = conf_check(&given, &why);
 	if (rc)
 		die(rc, "%s", why.p);
+	char **pl = NULL;   /* plugin names must name plugins (names.h) */
+	if (conf_parse_plugins(conf_get(&given, "PLUGINS"), &pl) == 0 &&
+	    names_plugins(cli_dir(dir), pl, &why))
+		die(EX_DATAERR_, "%s: %s", plugins ? "--plugins" : "PLUGINS", buf_cstr(&why));
+	cli_names_free(pl);
 	conf_free(&given);
 
 	entries_t e = {0};

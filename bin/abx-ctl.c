@@ -158,26 +158,28 @@ report(const char *cmd, const char *id, int r)
 			info("%s: nothing to %s", id, cmd);
 		return 0;
 	case CTL_NOTFOUND:
-		warnx_("no record with id %s", id);
+		errorx("no record with id %s", id);
 		return EX_DATAERR_;
 	case CTL_NEVER:
-		warnx_("%s: cannot resume it: its cron expression is bad or can never fire; "
+		errorx("%s: cannot resume it: its cron expression is bad or can never fire; "
 		       "cancel it and add a new schedule", id);
 		return EX_DATAERR_;
 	case CTL_BUSY:
-		warnx_("%s: leased by a worker; try again when it is done", id);
+		errorx("%s: leased by a worker; try again when it is done", id);
 		return EX_TEMPFAIL_;
 	case CTL_BADSTATE:
 		if (strcmp(cmd, "remove") == 0)
-			warnx_("%s: cannot remove it: only a sealed crawl (all of its snapshots sealed) "
+			errorx("%s: cannot remove it: only a sealed crawl (all of its snapshots sealed) "
 			       "or a sealed snapshot can be; cancel it first (abx-ctl cancel %s)", id, id);
+		else if (strcmp(cmd, "config") == 0)
+			errorx("%s: not a crawl or a snapshot: config shows theirs", id);
 		else if (strcmp(cmd, "retry") == 0)
-			warnx_("%s: cannot retry it: only snapshots and crawls can be", id);
+			errorx("%s: cannot retry it: only snapshots and crawls can be", id);
 		else if (strcmp(cmd, "run") == 0 || strcmp(cmd, "schedule") == 0)
-			warnx_("%s: cannot %s it: only an enabled schedule can be (resume it first; a "
+			errorx("%s: cannot %s it: only an enabled schedule can be (resume it first; a "
 			       "cancelled one stays cancelled)", id, cmd);
 		else
-			warnx_("%s: cannot %s it: only crawls, snapshots and schedules can be; "
+			errorx("%s: cannot %s it: only crawls, snapshots and schedules can be; "
 			       "a snapshot of a paused crawl resumes with its crawl", id, cmd);
 		return EX_DATAERR_;
 	}
@@ -201,7 +203,7 @@ cmd_retry(store_t *s, int argc, char **argv, const char *plugins, int failed, ou
 	unsigned total = 0, n;
 	for (int i = 0; i < argc; i++)
 		if (!id_valid(argv[i])) {
-			warnx_("not an id: %s", argv[i]);
+			errorx("not an id: %s", argv[i]);
 			rc = EX_DATAERR_;
 		}
 	for (int i = 0; i < argc || (i == 0 && argc == 0); i++) {
@@ -237,7 +239,7 @@ cmd_each(store_t *s, const char *cmd, int argc, char **argv, int delete_files, o
 	for (int i = 0; i < argc; i++) {
 		unsigned nerr = s->nerr;
 		if (!id_valid(argv[i])) {
-			warnx_("not an id: %s", argv[i]);
+			errorx("not an id: %s", argv[i]);
 			rc = EX_DATAERR_;
 			continue;
 		}

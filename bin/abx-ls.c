@@ -50,6 +50,7 @@ typedef struct {
 	store_t *s;
 	filter_t f;
 	int table;
+	int bad;             /* an operand named no record */
 } lsctx_t;
 
 /* The table's last column: what the record is about. */
@@ -155,7 +156,8 @@ print_all(lsctx_t *c)
 				print_journal_of(c, c->f.crawl);
 			rec_free(&r);
 		} else if (!s->nerr) {
-			warnx_("--crawl: no crawl with id %s", c->f.crawl);
+			errorx("--crawl: no crawl with id %s", c->f.crawl);
+			c->bad = 1;
 		}
 		return;
 	}
@@ -232,15 +234,17 @@ main(int argc, char **argv)
 		die(s.err, "%s", s.errmsg);
 	c.s = &s;
 	int bad = 0;
+	if (c.f.crawl && optind < argc)
+		cli_usage_err(usage, "--crawl goes without ID operands");
 	if (optind < argc) {
 		for (int i = optind; i < argc; i++) {
 			rec_t r;
 			if (!id_valid(argv[i])) {
-				warnx_("not an id: %s", argv[i]);
+				errorx("not an id: %s", argv[i]);
 				bad = 1;
 			} else if (store_get(&s, argv[i], &r) < 0) {
 				if (!s.nerr)
-					warnx_("no record with id %s", argv[i]);
+					errorx("no record with id %s", argv[i]);
 				bad = 1;
 			} else {
 				print_rec(&c, &r);
@@ -249,6 +253,7 @@ main(int argc, char **argv)
 		}
 	} else {
 		print_all(&c);
+		bad = c.bad;
 	}
 	store_close(&s);
 	filter_free(&c.f);
