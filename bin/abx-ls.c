@@ -228,14 +228,14 @@ main(int argc, char **argv)
 		die(EX_DATAERR_, "-k: %s", buf_cstr(&why));
 	if (c.f.status && names_status(c.f.type, c.f.status, &why))
 		die(EX_DATAERR_, "-s: %s", buf_cstr(&why));
+	if (c.f.crawl && optind < argc)
+		cli_usage_err(usage, "--crawl goes without ID operands");
 	c.table = !jsonl && cli_isatty_out();
 	store_t s;
 	if (store_open(&s, dir, 0) < 0)
 		die(s.err, "%s", s.errmsg);
 	c.s = &s;
 	int bad = 0;
-	if (c.f.crawl && optind < argc)
-		cli_usage_err(usage, "--crawl goes without ID operands");
 	if (optind < argc) {
 		for (int i = optind; i < argc; i++) {
 			rec_t r;
