@@ -107,7 +107,7 @@ content_match(filter_t *f, const rec_t *r, const char *type)
 	}
 	if (strcmp(type, "ArchiveResult") == 0 || strcmp(type, "Process") == 0) {
 		char *sid = rec_str(r, "snapshot_id");
-		int ok = sid && id_valid(sid) && bsearch(sid, f->snaps, f->nsnaps, sizeof *f->snaps, by_id);
+		int ok = sid && id_valid(sid) && f->nsnaps && bsearch(sid, f->snaps, f->nsnaps, sizeof *f->snaps, by_id);
 		free(sid);
 		return ok;
 	}
