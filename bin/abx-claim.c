@@ -191,9 +191,8 @@ main(int argc, char **argv)
 		}
 	}
 	const char *type = kind_type(kind);
-	if (!type) {
-		cli_usage_err(usage, "-k wants crawl, snapshot or binary: %s", kind);
-	}
+	if (!type)
+		die(EX_DATAERR_, "-k: unknown kind %s; the kinds abx-claim takes are: crawl snapshot binary", kind);
 	if ((op && (id || optind < argc)) || (count && (op || id || optind < argc)))
 		cli_usage_err(usage, "%s takes no -i and no CMD", count ? "-n" : op == 'R' ? "--renew" :
 		    op == 'U' ? "--release" : "--test");

@@ -34,7 +34,7 @@ usage_error "abx-ctl status with an operand" "status takes no operand" abx-ctl s
 usage_error "abx-ctl remove with --plugins" "remove does not take --plugins" abx-ctl remove --plugins wget x
 usage_error "abx-ctl retry with nothing to retry" "retry wants an ID, or --failed" abx-ctl retry
 usage_error "abx-add --depth 9" "--depth must be 0 to 4: 9" abx-add --depth 9 http://127.0.0.1:1/
-usage_error "abx-claim -k bogus" "-k wants crawl, snapshot or binary: bogus" abx-claim -k bogus
+usage_error "abx-claim -l with no number" "-l wants a number of seconds: x" abx-claim -l x
 usage_error "abx-hook without an id" "no ID given" abx-hook
 usage_error "abx-seal without an id" "no ID given" abx-seal
 usage_error "abx-seal --index with an id" "--index takes no ID" abx-seal --index x

@@ -4,6 +4,7 @@
 # site index updated), run and schedule, config with each value's source,
 # version with a dependency check.
 . "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/tick-lib.sh"
 D=$T/data
 P=$T/plugins
 mkdir -p "$P/ok" "$P/flaky" "$P/needy"
@@ -138,4 +139,18 @@ expect_exit 69 "version with a binary missing exits 69" env PLUGINS=ok,needy abx
 is "$(jq -r 'select(.type=="Dependency") | "\(.plugin) \(.name) \(.status)"' "$T/stdout")" \
 	"needy abx-no-such-binary missing" "and names it"
 like "$(cat "$T/stderr")" "error: 1 binary the enabled plugins need is missing" "and says so"
+
+# status shows what is running, with its lease
+slow_plugin slow
+echo 3 >"$T/slow.s"
+R=$(abx-add -d "$D" --plugins slow http://127.0.0.1:1/running | jq -r .id)
+abx-tick -d "$D" --crawl "$R" >/dev/null 2>&1 &
+running() { abx-ctl -d "$D" status --last 0 | grep -q '"type":"Running","kind":"Snapshot"'; }
+ok "status shows the running snapshot" wait_for 10 running
+abx-ctl -d "$D" status --last 0 >"$T/status"
+is "$(jq -r 'select(.type=="Running" and .kind=="Snapshot") | "\(.url) \(.lease.pid > 0)"' "$T/status")" \
+	"http://127.0.0.1:1/running true" "with its URL and the lease's holder"
+is "$(jq -r 'select(.type=="Failed") | .plugin' "$T/status")" "" "--last 0 shows no failure"
+wait
+is "$(abx-ctl -d "$D" status | jq -r 'select(.type=="Running") | .id')" "" "and nothing once it is done"
 done_testing

@@ -34,6 +34,8 @@ like "$(cat "$T/stderr")" "for a Snapshot; the statuses are: queued started paus
 expect_exit 0 "a result's status is good for results" abx-ls -d "$D" -k result -s succeeded
 expect_exit 65 "abx-ls -k with an unknown kind" abx-ls -d "$D" -k crawls
 like "$(cat "$T/stderr")" "unknown kind crawls; the kinds are: crawl snapshot result" "names the valid kinds"
+expect_exit 65 "abx-claim -k with an unknown kind" abx-claim -d "$D" -k result
+like "$(cat "$T/stderr")" "unknown kind result; the kinds abx-claim takes are: crawl snapshot binary" "names the valid ones"
 expect_exit 65 "abx-ls --since with a bad date" abx-ls -d "$D" --since 2026-13-01
 like "$(cat "$T/stderr")" "--since wants a date.*2026-13-01" "names it"
 expect_exit 65 "abx-ls --crawl with a crawl that does not exist" abx-ls -d "$D" --crawl 01234567-89ab-7cde-8f01-23456789abcd
