@@ -149,7 +149,9 @@ ctl_config(store_t *s, const char *id, int all, ctl_emit_fn emit, void *arg)
 		}
 		emit_config(emit, arg, e->key, e->val, src);
 	}
-	/* then what the enabled plugins' schemas give the keys left unset */
+	/* then what the enabled plugins' schemas give the keys left unset,
+	 * each key once (CURL_BINARY is in the schemas of several) */
+	conf_t seen = {0};
 	for (size_t i = 0; i < l.ps.n; i++) {
 		const plugin_t *p = &l.ps.v[i];
 		if (!p->selected)
@@ -158,8 +160,9 @@ ctl_config(store_t *s, const char *id, int all, ctl_emit_fn emit, void *arg)
 		size_t n = plugin_schemas(&l.ps, p, sc, 64);
 		for (size_t j = 0; j < p->schema.n; j++) {
 			const char *k = p->schema.v[j].key;
-			if (conf_find(&l.c, k))
+			if (conf_find(&l.c, k) || conf_find(&seen, k))
 				continue;
+			conf_set(&seen, k, "", CONF_PLUGIN);
 			char *v = conf_resolve_one(&l.c, sc, n, k, p->name);
 			char src[160];
 			snprintf(src, sizeof src, "plugin %s (its config.json)", p->name);
@@ -168,6 +171,7 @@ ctl_config(store_t *s, const char *id, int all, ctl_emit_fn emit, void *arg)
 			free(v);
 		}
 	}
+	conf_free(&seen);
 	conf_free(&builtin);
 	layers_free(&l);
 	return CTL_OK;
