@@ -382,10 +382,14 @@ main(int argc, char **argv)
 			die(EX_DATAERR_, "cron expression %s: %s", args[1], why);
 		if (r == CTL_OK)
 			emit(&o, &out);
-		else if (r == CTL_NOOP)
-			warnx_("schedule %s: its crawl was not enqueued (a tick may have run it first)", args[0]);
 		rec_free(&out);
-		rc = report(cmd, args[0], r == CTL_NOOP ? CTL_OK : r);
+		if (r == CTL_NOOP) {
+			/* the schedule module disabled it, and said why */
+			errorx("schedule %s: no crawl was enqueued", args[0]);
+			rc = EX_DATAERR_;
+		} else {
+			rc = report(cmd, args[0], r);
+		}
 	} else {
 		rc = cmd_each(&s, cmd, nargs, args, delete_files, &o);
 	}
