@@ -78,7 +78,10 @@ ctl_remove(store_t *s, const char *id, int delete_files, rec_t *out)
 	kids_t k = {s, is_crawl ? NULL : id, 0, clock_now(), !delete_files};
 	char j[128];
 	store_crawl_journal(is_crawl ? id : cid ? cid : "", j, sizeof j);
-	if (!rec_isnull(&r, "deleted_at")) {
+	/* removed before: --delete finishes what a removal with the files
+	 * kept, or a crash after a tombstone, left; else nothing to do */
+	int again = !rec_isnull(&r, "deleted_at");
+	if (again && !(delete_files && seal_dir_of(&r, dir, sizeof dir) == 0 && fs_exists(s->dfd, dir))) {
 		rc = CTL_NOOP;
 	} else if (!is_crawl && !rec_streq(&r, "type", "Snapshot")) {
 		rc = CTL_BADSTATE;
@@ -91,9 +94,10 @@ ctl_remove(store_t *s, const char *id, int delete_files, rec_t *out)
 	} else {
 		/* the tombstones first: a record never claims a directory
 		 * that is gone; a snapshot's results go with it */
-		if (!is_crawl && id_valid(cid))
+		if (!is_crawl && id_valid(cid) && !again)
 			store_each(s, j, id, each_kid, &k);
-		tombstone(&r, k.now, delete_files);
+		int64_t when = again ? rec_time(&r, "deleted_at") : k.now;
+		tombstone(&r, when, delete_files);
 		store_put(s, &r);
 		if (store_commit(s) == 0 && delete_files)
 			in_place = fs_exists(s->dfd, dir) && retention_move_away(s, dir, id) < 0;
