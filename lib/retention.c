@@ -129,11 +129,9 @@ check_kids(rec_t *r, void *arg)
 	return 0;
 }
 
-/* Drop the lines of the removed crawls or snapshots (ids, ID_LEN + 1
- * bytes apart: a crawl id matches its snapshots' crawl_id) from the site
- * index (a hint). */
+/* Drop the removed crawls' lines from the site index (a hint). */
 static void
-prune_lines(store_t *s, const char *ids, size_t stride, size_t n)
+prune_site_index(store_t *s, cand_t *gone, size_t n)
 {
 	buf_t in = {0}, out = {0};
 	if (fs_read(s->dfd, "index.jsonl", &in) < 0) {
@@ -146,7 +144,7 @@ prune_lines(store_t *s, const char *ids, size_t stride, size_t n)
 		size_t len = nl ? (size_t)(nl - q) : (size_t)(end - q);
 		int drop = 0;
 		for (size_t i = 0; i < n && !drop; i++)
-			drop = memmem(q, len, ids + i * stride, ID_LEN) != NULL;
+			drop = memmem(q, len, gone[i].id, ID_LEN) != NULL;
 		if (!drop && nl) {
 			buf_add(&out, q, len);
 			buf_addc(&out, '\n');
@@ -162,25 +160,13 @@ prune_lines(store_t *s, const char *ids, size_t stride, size_t n)
 	buf_free(&out);
 }
 
-static void
-prune_site_index(store_t *s, cand_t *gone, size_t n)
-{
-	prune_lines(s, gone->id, sizeof *gone, n);
-}
-
-void
-retention_prune_site_index(store_t *s, const char (*ids)[ID_LEN + 1], size_t n)
-{
-	prune_lines(s, ids[0], ID_LEN + 1, n);
-}
-
-/* Under the store lock: move the directory from (crawls/ID, or a
- * snapshot's crawls/C/ID) into TRASH/ID (0), or say that it is still in
- * place (-1); a rename is one step, whatever the directory's size. */
+/* Under the store lock: move crawls/ID into TRASH (0), or say that it is
+ * still in place (-1); a rename is one step, whatever the crawl's size. */
 static int
-move_dir_away(store_t *s, const char *from, const char *id)
+move_away(store_t *s, const char *id)
 {
-	char to[128];
+	char from[128], to[128];
+	snprintf(from, sizeof from, "crawls/%s", id);
 	snprintf(to, sizeof to, "%s/%s", TRASH, id);
 	if (fs_mkdirs(s->dfd, TRASH) == 0 && renameat(s->dfd, from, s->dfd, to) == 0)
 		return 0;
@@ -188,20 +174,6 @@ move_dir_away(store_t *s, const char *from, const char *id)
 		return 0;
 	warnsys("unable to move %s/%s to %s/%s; removing it in place", s->dir, from, s->dir, to);
 	return -1;
-}
-
-int
-retention_move_away(store_t *s, const char *from, const char *id)
-{
-	return move_dir_away(s, from, id);
-}
-
-static int
-move_away(store_t *s, const char *id)
-{
-	char from[128];
-	snprintf(from, sizeof from, "crawls/%s", id);
-	return move_dir_away(s, from, id);
 }
 
 /* Without the store lock: remove what move_away() moved, this run's and
@@ -228,12 +200,6 @@ empty_trash(store_t *s)
 			warnsys("unable to remove all of %s/%s/%s", s->dir, TRASH, e->d_name);
 	closedir(d);
 	unlinkat(s->dfd, TRASH, AT_REMOVEDIR);   /* kept only while not empty */
-}
-
-void
-retention_empty_trash(store_t *s)
-{
-	empty_trash(s);
 }
 
 /* Tombstone one candidate (or, for a leftover, only move its directory),
@@ -329,4 +295,35 @@ retention_run(store_t *s, int batch, int verbose)
 	free(sc.v);
 	free(sc.left);
 	return (int)removed;
+}
+
+/* The steps of a removal, for abx-ctl remove (retention.h). */
+
+int
+retention_move_away(store_t *s, const char *from, const char *id)
+{
+	char to[128];
+	snprintf(to, sizeof to, "%s/%s", TRASH, id);
+	if (fs_mkdirs(s->dfd, TRASH) == 0 && renameat(s->dfd, from, s->dfd, to) == 0)
+		return 0;
+	if (!fs_exists(s->dfd, from))
+		return 0;
+	warnsys("unable to move %s/%s to %s/%s; removing it in place", s->dir, from, s->dir, to);
+	return -1;
+}
+
+void
+retention_prune_site_index(store_t *s, const char (*ids)[ID_LEN + 1], size_t n)
+{
+	cand_t *v = xcalloc(n + 1, sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		snprintf(v[i].id, sizeof v[i].id, "%s", ids[i]);
+	prune_site_index(s, v, n);
+	free(v);
+}
+
+void
+retention_empty_trash(store_t *s)
+{
+	empty_trash(s);
 }
