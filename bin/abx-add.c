@@ -35,10 +35,6 @@
 #include "store.h"
 #include "url.h"
 
-static const char usage[] =
-    "abx-add [-d DIR] [--depth N] [--tag T,...] [--plugins P,...] [--config KEY=VALUE]...\n"
-    "               [--schedule CRON] [URL...]";
-
 static const char options[] =
     "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
     "  --depth N       follow links N levels deep, 0 to 4 (default 0)\n"
@@ -49,6 +45,10 @@ static const char options[] =
     "  URL...          the URLs; none: read them from stdin (lines or JSONL records)\n"
     "  -h, --help      print this help and exit\n"
     "  --version       print the version and exit\n";
+
+static const char usage[] =
+    "abx-add [-d DIR] [--depth N] [--tag T,...] [--plugins P,...] [--config KEY=VALUE]...\n"
+    "               [--schedule CRON] [URL...]";
 
 typedef struct {
 	char *url, *title, *tags;
@@ -151,9 +151,10 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_VERSION_OPT,
 		{"depth", required_argument, 0, 'D'}, {"tag", required_argument, 0, 't'},
 		{"plugins", required_argument, 0, 'p'}, {"config", required_argument, 0, 'c'},
-		{"schedule", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, CLI_VERSION_OPT, {0, 0, 0, 0},
+		{"schedule", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *tags = "", *plugins = NULL, *sched = NULL;
 	int depth = 0, c;

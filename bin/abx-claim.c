@@ -34,11 +34,6 @@
 #include "sigreset.h"
 #include "store.h"
 
-static const char usage[] =
-    "abx-claim [-v] [-d DIR] [-k crawl|snapshot|binary] [-l SECONDS] [-i ID] [CMD [ARG...]]\n"
-    "       abx-claim [-d DIR] [-k crawl|snapshot|binary] [-l SECONDS] -n COUNT\n"
-    "       abx-claim [-d DIR] [-l SECONDS] --renew ID | --release ID | --test ID";
-
 static const char options[] =
     "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
     "  -k KIND         claim only a crawl, snapshot or binary\n"
@@ -52,6 +47,11 @@ static const char options[] =
     "  CMD [ARG...]    run CMD holding the lease (as flock(1) does)\n"
     "  -h, --help      print this help and exit\n"
     "  --version       print the version and exit\n";
+
+static const char usage[] =
+    "abx-claim [-v] [-d DIR] [-k crawl|snapshot|binary] [-l SECONDS] [-i ID] [CMD [ARG...]]\n"
+    "       abx-claim [-d DIR] [-k crawl|snapshot|binary] [-l SECONDS] -n COUNT\n"
+    "       abx-claim [-d DIR] [-l SECONDS] --renew ID | --release ID | --test ID";
 
 static volatile sig_atomic_t forward_sig;
 
@@ -146,8 +146,9 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_VERSION_OPT,
 		{"renew", required_argument, 0, 'R'}, {"release", required_argument, 0, 'U'},
-		{"test", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'}, CLI_VERSION_OPT, {0, 0, 0, 0},
+		{"test", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *kind = "snapshot", *id = NULL, *op_id = NULL;
 	int op = 0, c, count = 0;

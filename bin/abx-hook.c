@@ -36,9 +36,6 @@
 #include "sigreset.h"
 #include "store.h"
 
-static const char usage[] =
-    "abx-hook [-d DIR] [--plugins P,...] [-n] [--family Snapshot|CrawlSetup|CrawlCleanup] ID";
-
 static const char options[] =
     "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
     "  --plugins P,... run only these plugins (default: PLUGINS, else every plugin)\n"
@@ -48,6 +45,9 @@ static const char options[] =
     "  ID              the snapshot (or, for CrawlSetup and CrawlCleanup, the crawl)\n"
     "  -h, --help      print this help and exit\n"
     "  --version       print the version and exit\n";
+
+static const char usage[] =
+    "abx-hook [-d DIR] [--plugins P,...] [-n] [--family Snapshot|CrawlSetup|CrawlCleanup] ID";
 
 static volatile sig_atomic_t stop;
 
@@ -106,8 +106,9 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_VERSION_OPT,
 		{"plugins", required_argument, 0, 'p'}, {"family", required_argument, 0, 'f'},
-		{"help", no_argument, 0, 'h'}, CLI_VERSION_OPT, {0, 0, 0, 0},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *plugins = NULL, *family = "Snapshot";
 	int dry = 0, c;

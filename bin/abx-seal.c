@@ -24,10 +24,6 @@
 #include "sigreset.h"
 #include "store.h"
 
-static const char usage[] =
-    "abx-seal [-d DIR] [--pack FILE] ID\n"
-    "       abx-seal [-d DIR] --index";
-
 static const char options[] =
     "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
     "  --pack FILE     pack the sealed snapshot or crawl ID into FILE (.tar.gz, .zip ...)\n"
@@ -36,12 +32,17 @@ static const char options[] =
     "  -h, --help      print this help and exit\n"
     "  --version       print the version and exit\n";
 
+static const char usage[] =
+    "abx-seal [-d DIR] [--pack FILE] ID\n"
+    "       abx-seal [-d DIR] --index";
+
 int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_VERSION_OPT,
 		{"pack", required_argument, 0, 'p'}, {"index", no_argument, 0, 'I'},
-		{"help", no_argument, 0, 'h'}, CLI_VERSION_OPT, {0, 0, 0, 0},
+		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *pack = NULL;
 	int c, index_only = 0;
@@ -57,10 +58,14 @@ main(int argc, char **argv)
 		default: cli_usage(usage);
 		}
 	}
+	if (index_only && (optind != argc || pack))
+		cli_usage_err(usage, "--index takes no ID and no --pack");
+	if (!index_only && optind + 1 != argc)
+		cli_usage_err(usage, optind == argc ? "no ID given" : "one ID only: %s", argv[argc - 1]);
 	store_t s;
 	if (index_only) {
 		if (optind != argc || pack)
-			cli_usage_err(usage, "--index takes no ID and no --pack");
+			cli_usage(usage);
 		if (store_open(&s, dir, 0) < 0)
 			die(s.err, "%s", s.errmsg);
 		seal_site_index(&s);
@@ -69,7 +74,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (optind + 1 != argc)
-		cli_usage_err(usage, optind == argc ? "no ID given" : "one ID only: %s", argv[argc - 1]);
+		cli_usage(usage);
 	const char *id = argv[optind];
 	if (!id_valid(id))
 		die(EX_DATAERR_, "not an id: %s", id);

@@ -32,9 +32,6 @@
 #include "store.h"
 #include "tick.h"
 
-static const char usage[] =
-    "abx-tick [-d DIR] [-n] [-v] [--crawl ID] [--daemon [--poll SECONDS]]";
-
 static const char options[] =
     "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
     "  -n              print what is due as JSONL and run nothing\n"
@@ -44,6 +41,9 @@ static const char options[] =
     "  --poll SECONDS  with --daemon, look for work at least this often\n"
     "  -h, --help      print this help and exit\n"
     "  --version       print the version and exit\n";
+
+static const char usage[] =
+    "abx-tick [-d DIR] [-n] [-v] [--crawl ID] [--daemon [--poll SECONDS]]";
 
 static volatile sig_atomic_t nsignals, lastsig, hup;
 
@@ -88,8 +88,9 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_VERSION_OPT,
 		{"crawl", required_argument, 0, 'C'}, {"daemon", no_argument, 0, 'D'},
-		{"poll", required_argument, 0, 'P'}, {"help", no_argument, 0, 'h'}, CLI_VERSION_OPT, {0, 0, 0, 0},
+		{"poll", required_argument, 0, 'P'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *crawl = NULL;
 	int c, dry = 0, verbose = 0, daemon = 0;
