@@ -121,9 +121,17 @@ table_line(const rec_t *r, buf_t *b)
 		}
 		free(v);
 	}
-	for (size_t i = 0; i < b->len; i++)
-		if (b->p[i] == '\n' || b->p[i] == '\t')
-			b->p[i] = ' ';
+	/* a URL or a reason is the web's text: no control character of it
+	 * reaches the terminal (C0, DEL, and C1 as UTF-8: C2 80..9F) */
+	unsigned char *p = (unsigned char *)b->p;
+	for (size_t i = 0; i < b->len; i++) {
+		if (p[i] == '\n' || p[i] == '\t')
+			p[i] = ' ';
+		else if (p[i] < 0x20 || p[i] == 0x7f)
+			p[i] = '?';
+		else if (p[i] == 0xc2 && i + 1 < b->len && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f)
+			p[i] = '?', p[i + 1] = '?';
+	}
 	free(t);
 }
 
