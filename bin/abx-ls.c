@@ -135,6 +135,21 @@ each_crawl(rec_t *crawl, void *arg)
 	return 0;
 }
 
+/* Is r a record of a removed crawl's journal (kept with its files)? */
+static int
+in_removed_crawl(store_t *s, const rec_t *r)
+{
+	char *cid = rec_str(r, "crawl_id");
+	rec_t cr;
+	int gone = 0;
+	if (id_valid(cid) && !rec_streq(r, "type", "Crawl") && store_get(s, cid, &cr) == 0) {
+		gone = !rec_isnull(&cr, "deleted_at");
+		rec_free(&cr);
+	}
+	free(cid);
+	return gone;
+}
+
 static int
 is_active_status(const char *st)
 {
@@ -247,7 +262,8 @@ main(int argc, char **argv)
 					errorx("no record with id %s", argv[i]);
 				bad = 1;
 			} else {
-				print_rec(&c, &r);
+				if (!in_removed_crawl(&s, &r))
+					print_rec(&c, &r);   /* else history, as in listings */
 				rec_free(&r);
 			}
 		}

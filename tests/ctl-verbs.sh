@@ -89,6 +89,13 @@ ok "which are gone" test ! -e "$D/crawls/$A/$BAD"
 is "$(jq -r '"\(.files_kept) \(.notes)"' "$T/stdout")" "null removed by abx-ctl remove --delete" "and the record says so"
 expect_exit 0 "remove a crawl and delete its files" abx-ctl -d "$D" remove --delete "$B"
 ok "its directory is gone" test ! -e "$D/crawls/$B"
+K=$(abx-add -d "$D" --plugins ok http://127.0.0.1:1/kept | jq -r .id)
+abx-tick -d "$D" --crawl "$K" >/dev/null 2>&1
+KS=$(abx-ls -d "$D" -k snapshot --crawl "$K" --jsonl | jq -r .id)
+expect_exit 0 "remove a crawl, keeping its files" abx-ctl -d "$D" remove "$K"
+ok "its directory stays" test -d "$D/crawls/$K/$KS"
+is "$(abx-ls -d "$D" --url /kept --jsonl | wc -l | tr -d ' ')" 0 "none of its records is listed"
+is "$(abx-ls -d "$D" "$KS" | wc -l | tr -d ' ')" 0 "not even its snapshot by id"
 ok "nothing is left in the trash" test ! -e "$D/crawls/.deleted"
 is "$(abx-ls -d "$D" --jsonl | grep -c "$B")" 0 "abx-ls lists none of its records"
 is "$(grep -c "$B" "$D/index.jsonl")" 0 "the site index has no line of it"
@@ -157,4 +164,9 @@ is "$(jq -r 'select(.type=="Running" and .kind=="Snapshot") | "\(.url) \(.lease.
 is "$(jq -r 'select(.type=="Failed") | .plugin' "$T/status")" "" "--last 0 shows no failure"
 wait
 is "$(abx-ctl -d "$D" status | jq -r 'select(.type=="Running") | .id')" "" "and nothing once it is done"
+
+# retention, later, removes expired crawls but not the files kept on purpose
+ABX_NOW=2099-01-01T00:00:00Z DELETE_AFTER=1d abx-tick -d "$D" >/dev/null 2>&1
+ok "retention removed the expired crawls" test ! -e "$D/crawls/$A"
+ok "but left the files a removal kept" test -d "$D/crawls/$K/$KS"
 done_testing
