@@ -230,8 +230,9 @@ cmd_retry(store_t *s, int argc, char **argv, const char *plugins, int failed, ou
 	}
 	cli_names_free(names);
 	buf_free(&why);
-	/* a filter that matched nothing is "nothing to do" */
-	if (!rc && !total && (failed || argc != 1))
+	/* a filter that matched nothing (a crawl with no sealed snapshot, no
+	 * failure) is "nothing to do"; a snapshot is always queued */
+	if (!rc && !total)
 		return EX_NOTHING;
 	return rc;
 }

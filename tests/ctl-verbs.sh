@@ -72,6 +72,7 @@ is "$(abx-ls -d "$D" --crawl "$A" -k snapshot -s sealed --jsonl | wc -l | tr -d 
 
 # remove
 Q=$(abx-add -d "$D" --plugins ok http://127.0.0.1:1/queued | jq -r .id)
+expect_exit 1 "retry of a crawl with no sealed snapshot: nothing to do" abx-ctl -d "$D" retry "$Q"
 expect_exit 65 "an active crawl is not removed" abx-ctl -d "$D" remove "$Q"
 like "$(cat "$T/stderr")" "cancel it first" "the message says what to do"
 expect_exit 0 "remove a snapshot, keeping its files" abx-ctl -d "$D" remove "$BAD"
