@@ -79,7 +79,7 @@ table_line(const rec_t *r, buf_t *b)
 {
 	char *t = rec_str(r, "type");
 	static const char *cols[][6] = {
-		{"Count", "kind", "status", "count", "output_size", NULL},
+		{"Count", "kind", "status", "count", "output_size", "sealed_reason"},
 		{"Running", "kind", "id", "url", NULL},
 		{"Failed", "at", "plugin", "url", "reason", NULL},
 		{"Retry", "snapshot_id", "plugins", NULL},
@@ -116,8 +116,13 @@ table_line(const rec_t *r, buf_t *b)
 			buf_addf(b, " %-*s", w, v);
 		} else if (raw && strcmp(raw, "null") != 0) {
 			buf_addf(b, " %8s", raw);
-		} else if (i < 5 && cols[k][i + 1]) {
-			buf_adds(b, " -");
+		} else {
+			/* a dash holds the column only if a later one is shown */
+			int later = 0;
+			for (int j = i + 1; j < 6 && cols[k][j]; j++)
+				later |= rec_raw(r, cols[k][j]) != NULL;
+			if (later)
+				buf_addf(b, " %8s", "-");
 		}
 		free(v);
 	}

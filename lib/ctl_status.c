@@ -1,7 +1,8 @@
 /*
  * ctl_status.c — abx-ctl status (ctl_verbs.h): one pass over every
- * journal, counting records by type and status (a schedule's template
- * crawl counts as "template"; removed records are not counted), summing
+ * journal, counting records by type and status (and sealed_reason, where
+ * a record says why it was sealed; a schedule's template crawl counts as
+ * "template"; removed records are not counted), summing
  * output_size, keeping the started crawls and snapshots and the latest
  * failed results.  It costs a read of the archive, as abx-ls without -s
  * does.
@@ -15,6 +16,7 @@
 
 typedef struct {
 	char type[16], status[16];
+	char reason[32];      /* a sealed item's sealed_reason, if it has one */
 	long long count, size;
 } count_t;
 
@@ -36,12 +38,14 @@ typedef struct {
 static void
 count(st_t *st, const rec_t *r, const char *type)
 {
-	char *status = rec_str(r, "status");
+	char *status = rec_str(r, "status"), *reason = rec_str(r, "sealed_reason");
+	const char *rs = reason ? reason : "";
 	const char *tpl = rec_raw(r, "is_template");
 	const char *sts = tpl && strcmp(tpl, "true") == 0 ? "template" : status ? status : "-";
 	count_t *c = NULL;
 	for (size_t i = 0; i < st->nc && !c; i++)
-		if (strcmp(st->c[i].type, type) == 0 && strcmp(st->c[i].status, sts) == 0)
+		if (strcmp(st->c[i].type, type) == 0 && strcmp(st->c[i].status, sts) == 0 &&
+		    strncmp(st->c[i].reason, rs, sizeof st->c[i].reason - 1) == 0)
 			c = &st->c[i];
 	if (!c) {
 		st->c = xrealloc(st->c, (st->nc + 1) * sizeof *st->c);
@@ -49,11 +53,12 @@ count(st_t *st, const rec_t *r, const char *type)
 		memset(c, 0, sizeof *c);
 		snprintf(c->type, sizeof c->type, "%s", type);
 		snprintf(c->status, sizeof c->status, "%s", sts);
+		snprintf(c->reason, sizeof c->reason, "%s", rs);
 	}
 	c->count++;
 	if (strcmp(type, "Snapshot") == 0)
 		c->size += rec_int(r, "output_size", 0);
-	free(status);
+	free(status), free(reason);
 }
 
 static void
@@ -147,6 +152,8 @@ ctl_status(store_t *s, int nfailed, ctl_emit_fn emit, void *arg)
 		rec_set_str(&line, "type", "Count");
 		rec_set_str(&line, "kind", st.c[i].type);
 		rec_set_str(&line, "status", st.c[i].status);
+		if (st.c[i].reason[0])
+			rec_set_str(&line, "sealed_reason", st.c[i].reason);
 		rec_set_int(&line, "count", st.c[i].count);
 		if (strcmp(st.c[i].type, "Snapshot") == 0)
 			rec_set_int(&line, "output_size", st.c[i].size);
