@@ -242,6 +242,21 @@ cmd_retry(store_t *s, int argc, char **argv, const char *plugins, int failed, ou
 	return rc;
 }
 
+/* version: the version, then the dependency check; 69 if one is missing. */
+static int
+cmd_version(store_t *s, out_t *o)
+{
+	int missing;
+	printf(o->table ? "abx %s\n" : "{\"type\":\"Version\",\"version\":\"%s\"}\n", ABX_VERSION);
+	ctl_deps(s, emit, o, &missing);
+	if (!missing)
+		return 0;
+	errorx("%d binar%s the enabled plugins need %s missing; install %s (see the Dependency "
+	       "lines) or disable the plugin (<PLUGIN>_ENABLED=false)", missing,
+	    missing == 1 ? "y" : "ies", missing == 1 ? "is" : "are", missing == 1 ? "it" : "them");
+	return EX_UNAVAIL_;
+}
+
 static int
 cmd_each(store_t *s, const char *cmd, int argc, char **argv, int delete_files, out_t *o)
 {
@@ -354,9 +369,14 @@ main(int argc, char **argv)
 		cli_usage_err(usage, "retry wants an ID, or --failed for every crawl");
 	out_t o = {!jsonl && cli_isatty_out()};
 	store_t s;
-	if (store_open(&s, dir, 0) < 0)
-		die(s.err, "%s", s.errmsg);
 	int rc = 0;
+	if (store_open(&s, dir, 0) < 0) {
+		if (strcmp(cmd, "version") != 0 || s.err != EX_CONFIG_)
+			die(s.err, "%s", s.errmsg);
+		/* before the first abx-add: the version and what the plugins
+		 * would need, with the built-in settings */
+		return cmd_version(NULL, &o);
+	}
 	if (!strcmp(cmd, "repair")) {
 		repair_stats_t st;
 		repair_run(&s, &st);
@@ -375,16 +395,7 @@ main(int argc, char **argv)
 			die(EX_DATAERR_, "not an id: %s", args[0]);
 		rc = report(cmd, nargs ? args[0] : "", ctl_config(&s, nargs ? args[0] : NULL, all, emit, &o));
 	} else if (!strcmp(cmd, "version")) {
-		int missing;
-		printf(o.table ? "abx %s\n" : "{\"type\":\"Version\",\"version\":\"%s\"}\n", ABX_VERSION);
-		ctl_deps(&s, emit, &o, &missing);
-		if (missing) {
-			errorx("%d binar%s the enabled plugins need %s missing; install %s (see the "
-			       "Dependency lines) or disable the plugin (<PLUGIN>_ENABLED=false)",
-			    missing, missing == 1 ? "y" : "ies", missing == 1 ? "is" : "are",
-			    missing == 1 ? "it" : "them");
-			rc = EX_UNAVAIL_;
-		}
+		rc = cmd_version(&s, &o);
 	} else if (!strcmp(cmd, "run") || !strcmp(cmd, "schedule")) {
 		rec_t out;
 		const char *why = "";

@@ -31,17 +31,18 @@ typedef struct {
 	char crawl[ID_LEN + 1], snap[ID_LEN + 1];
 } layers_t;
 
-/* Load the layers for id (NULL: the data directory's own); CTL_NOTFOUND
+/* Load the layers for id (NULL: the data directory's own; s NULL: no
+ * data directory, only the built-ins and the environment); CTL_NOTFOUND
  * or CTL_BADSTATE (not a crawl or snapshot). */
 static int
 layers_load(store_t *s, const char *id, layers_t *l)
 {
 	memset(l, 0, sizeof *l);
 	conf_builtins(&l->c);
-	if (conf_load_file(&l->c, s->dfd, "abx.conf") < 0)
+	if (s && conf_load_file(&l->c, s->dfd, "abx.conf") < 0)
 		warnsys("unable to read %s/abx.conf", s->dir);
 	conf_load_environ(&l->c, environ);
-	if (id) {
+	if (s && id) {
 		rec_t r, cr;
 		if (store_get(s, id, &r) < 0)
 			return CTL_NOTFOUND;
@@ -66,7 +67,7 @@ layers_load(store_t *s, const char *id, layers_t *l)
 		free(cid);
 		rec_free(&r);
 	}
-	l->path = plugins_path(s->dir);
+	l->path = plugins_path(s ? s->dir : NULL);
 	plugins_discover(&l->ps, l->path);
 	const char *missing;
 	plugins_select(&l->ps, &l->c, NULL, &missing);
@@ -221,7 +222,7 @@ ctl_deps(store_t *s, ctl_emit_fn emit, void *arg, int *missing)
 			f.abspath = binary_which(rq[k].name, conf_get(&pc, "PATH"));
 			if (f.abspath) {
 				f.version = binary_version(f.abspath);
-			} else {
+			} else if (s) {
 				store_each(s, "binaries.jsonl", NULL, each_binary, &f);
 				how = "binaries.jsonl";
 			}

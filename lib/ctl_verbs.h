@@ -42,7 +42,9 @@
  *   ctl_deps()     every binary the enabled plugins (PLUGINS) require, found
  *                  in PATH or as an installed Binary record: Dependency
  *                  lines plugin, name, abspath, version, status (found or
- *                  missing); *missing counts the missing ones.
+ *                  missing); *missing counts the missing ones.  s may be
+ *                  NULL (no data directory yet): then the built-ins and the
+ *                  environment say which plugins are enabled.
  */
 #ifndef ABX_CTL_VERBS_H
 #define ABX_CTL_VERBS_H

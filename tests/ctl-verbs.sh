@@ -151,6 +151,9 @@ expect_exit 69 "version with a binary missing exits 69" env PLUGINS=ok,needy abx
 is "$(jq -r 'select(.type=="Dependency") | "\(.plugin) \(.name) \(.status)"' "$T/stdout")" \
 	"needy abx-no-such-binary missing" "and names it"
 like "$(cat "$T/stderr")" "error: 1 binary the enabled plugins need is missing" "and says so"
+expect_exit 0 "version works before there is a data directory" env PLUGINS=ok abx-ctl -d "$T/none" version
+is "$(jq -r .type "$T/stdout" | sort -u | tr '\n' ' ')" "Version " "and prints the version"
+ok "and makes no directory" test ! -e "$T/none"
 
 # status shows what is running, with its lease
 slow_plugin slow
