@@ -41,6 +41,7 @@ static const char options[] =
     "  --tag T,...     tag the crawl and its snapshots\n"
     "  --plugins P,... run only these plugins (names found on the plugin search path)\n"
     "  --config K=V    a setting for this crawl (repeatable), e.g. --config TIMEOUT=120\n"
+    "  --scope S       which outlinks to follow: any (default), page, prefix, host, domain\n"
     "  --schedule CRON store a recurring crawl instead: five cron fields or @daily ...\n"
     "  URL...          the URLs; none: read them from stdin (lines or JSONL records)\n"
     "  -h, --help      print this help and exit\n"
@@ -48,7 +49,7 @@ static const char options[] =
 
 static const char usage[] =
     "abx-add [-d DIR] [--depth N] [--tag T,...] [--plugins P,...] [--config KEY=VALUE]...\n"
-    "               [--schedule CRON] [URL...]";
+    "               [--scope any|page|prefix|host|domain] [--schedule CRON] [URL...]";
 
 typedef struct {
 	char *url, *title, *tags;
@@ -63,13 +64,16 @@ typedef struct {
 static void
 add_entry(entries_t *e, const char *where, long lineno, char *url, char *title, char *tags)
 {
-	const char *why = url ? url_check(url) : "record has no \"url\" string";
-	if (why) {
+	const char *why = "record has no \"url\" string";
+	char *canon = url ? url_canon(url, NULL, &why) : NULL;   /* url.h: the stored form */
+	if (!canon) {
 		warnx_("%s %ld: %s: %s", where, lineno, why, url ? url : "");
 		e->bad++;
 		free(url), free(title), free(tags);
 		return;
 	}
+	free(url);
+	url = canon;
 	for (size_t i = 0; i < e->n; i++)
 		if (strcmp(e->v[i].url, url) == 0) {
 			free(url), free(title), free(tags);
@@ -154,7 +158,8 @@ main(int argc, char **argv)
 		CLI_VERSION_OPT,
 		{"depth", required_argument, 0, 'D'}, {"tag", required_argument, 0, 't'},
 		{"plugins", required_argument, 0, 'p'}, {"config", required_argument, 0, 'c'},
-		{"schedule", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"schedule", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
+		{"scope", required_argument, 0, 'o'}, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *tags = "", *plugins = NULL, *sched = NULL;
 	int depth = 0, c;
@@ -185,6 +190,10 @@ main(int argc, char **argv)
 			break;
 		}
 		case 'p': plugins = optarg; break;
+		case 'o':   /* CRAWL_SCOPE, checked with the other settings */
+			rec_set_str(&config, "CRAWL_SCOPE", optarg);
+			conf_set(&given, "CRAWL_SCOPE", optarg, CONF_CRAWL);
+			break;
 		case 'c': {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || !config_key_ok(optarg, eq - optarg)) {

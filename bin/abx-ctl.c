@@ -24,6 +24,7 @@
 #include "repair.h"
 #include "sigreset.h"
 #include "store.h"
+#include "termsafe.h"
 
 static const char usage[] =
     "abx-ctl [-v] [-d DIR] pause|resume|cancel ID...\n"
@@ -126,17 +127,15 @@ table_line(const rec_t *r, buf_t *b)
 		}
 		free(v);
 	}
-	/* a URL or a reason is the web's text: no control character of it
-	 * reaches the terminal (C0, DEL, and C1 as UTF-8: C2 80..9F) */
-	unsigned char *p = (unsigned char *)b->p;
-	for (size_t i = 0; i < b->len; i++) {
-		if (p[i] == '\n' || p[i] == '\t')
-			p[i] = ' ';
-		else if (p[i] < 0x20 || p[i] == 0x7f)
-			p[i] = '?';
-		else if (p[i] == 0xc2 && i + 1 < b->len && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f)
-			p[i] = '?', p[i + 1] = '?';
-	}
+	/* a URL or a reason is the web's text: its controls are shown, not
+	 * sent to the terminal (termsafe.h); a list of URLs is one line */
+	for (size_t i = 0; i < b->len; i++)
+		if (b->p[i] == '\n' || b->p[i] == '\t')
+			b->p[i] = ' ';
+	char *safe = termsafe(buf_cstr(b));
+	b->len = 0;
+	buf_adds(b, safe);
+	free(safe);
 	free(t);
 }
 

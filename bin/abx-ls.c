@@ -26,6 +26,7 @@
 #include "names.h"
 #include "sigreset.h"
 #include "store.h"
+#include "termsafe.h"
 #include "verbs_filter.h"
 
 static const char usage[] =
@@ -95,10 +96,13 @@ print_rec(lsctx_t *c, rec_t *r)
 			for (char *p = what; *p; p++)
 				if (*p == '\n' || *p == '\t')
 					*p = ' ';
-		buf_addf(&b, "%-13s %-36s %-9s %-19.19s %s", t ? t : "?", id ? id : "?", st ? st : "-",
-		    ra ? ra : "-", what ? what : "");
+		/* a page's URL: its controls never reach the terminal */
+		char *safe = termsafe(what), *sst = termsafe(st ? st : "-");
+		buf_addf(&b, "%-13s %-36s %-9s %-19.19s %s", t ? t : "?", id ? id : "?", sst,
+		    ra ? ra : "-", safe);
 		while (b.len && b.p[b.len - 1] == ' ')
 			b.len--;
+		free(safe), free(sst);
 		free(t), free(id), free(st), free(ra), free(what);
 	} else {
 		rec_line(r, &b);

@@ -8,10 +8,15 @@
 
 #include "cli.h"
 #include "config.h"
+#include "hostpace.h"
+#include "robots.h"
+#include "scope.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
 #include "json.h"
+#include "seal.h"
+#include "netzone.h"
 
 /* ------------------------------------------------------------ the map */
 
@@ -129,6 +134,7 @@ conf_builtins(conf_t *c)
 		{"USER_AGENT", "Mozilla/5.0 (compatible; abx)"},
 		{"CHECK_SSL_VALIDITY", "True"},
 		{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+		{"CRAWL_MAX_URLS", "1000"},   /* abx-add(1): a depth-2 crawl stays a site */
 	};
 	for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
 		conf_set(c, defaults[i][0], defaults[i][1], CONF_BUILTIN);
@@ -406,6 +412,14 @@ check_plugins(const char *v, long long *out)
 	return 0;
 }
 
+static int
+check_zones(const char *v, long long *out)
+{
+	unsigned m;
+	*out = 0;
+	return netzone_parse_allow(v, &m);
+}
+
 /* The last entry is every other key ending in _TIMEOUT: a plugin's. */
 static const struct {
 	const char *key;
@@ -425,6 +439,16 @@ static const struct {
 	{"CRAWL_MAX_URLS", conf_parse_count, 0, "a whole number, or 0 for no limit"},
 	{"CRAWL_MAX_CONCURRENT_SNAPSHOTS", conf_parse_count, 1, "a whole number, 1 or more"},
 	{"PLUGINS", check_plugins, 0, "plugin names separated by commas, such as wget,title"},
+	{"HOST_MAX_CONCURRENT", conf_parse_count, 1, "a whole number, 1 or more"},
+	{"HOST_DELAY", conf_parse_dsec, 0, "seconds such as 0.5 or 2, up to 2592000 (30 days)"},
+	{"HOST_MAX_DELAY", conf_parse_dsec, 0, "seconds such as 30 or 300, up to 2592000 (30 days)"},
+	{"HOST_DELAY_FACTOR", conf_parse_factor, 0, "a number from 0 to 1000 such as 0.5 or 5"},
+	{"HOST_BACKOFF_RETRIES", conf_parse_count, 0, "a whole number, 0 or more"},
+	{"CRAWL_SCOPE", conf_parse_scope, 0, "one of any, page, prefix, host, domain"},
+	{"ROBOTS_TXT", conf_parse_robots, 0, "obey or ignore"},
+	{"PACK_ON_SEAL", pack_parse_formats, 0, "pack formats separated by commas: wacz, tar.gz, tgz, tar.zst, tar.xz, tar, zip"},
+	{"ALLOW_PRIVATE_NETWORKS", check_zones, 0,
+	    "true, false, or zone names separated by commas, such as loopback,private"},
 	{"<PLUGIN>_TIMEOUT", conf_parse_seconds, 1, "whole seconds from 1 to 2592000 (30 days)"},
 };
 

@@ -12,7 +12,9 @@
 #include "discover.h"
 #include "err.h"
 #include "fs.h"
+#include "netzone.h"
 #include "record.h"
+#include "scope.h"
 #include "url.h"
 
 static int
@@ -100,13 +102,20 @@ urlfilter_init(urlfilter_t *f, const char *allow, const char *deny)
 static int
 domain_match(const char *pat, const char *url)
 {
-	char host[512];
-	url_host(url, host, sizeof host);
+	/* the canonical host (url.h); "host:port" matches the port in use,
+	 * the scheme's default too (the canonical URL leaves it out) */
+	char host[512] = "";
+	url_t u;
+	if (url_parse(url, NULL, &u, NULL) == 0) {
+		if (strchr(pat, ':'))
+			snprintf(host, sizeof host, "%s:%d", u.host,
+			    u.port >= 0 ? u.port : strcmp(u.scheme, "https") == 0 ? 443 : 80);
+		else
+			snprintf(host, sizeof host, "%s", u.host);
+		url_free(&u);
+	}
 	if (strchr(pat, ':'))
 		return strcasecmp(pat, host) == 0;
-	char *colon = strchr(host, ':');
-	if (colon)
-		*colon = 0;
 	size_t hl = strlen(host), pl;
 	if (strncmp(pat, "*.", 2) == 0) {
 		pat += 2;
@@ -130,6 +139,8 @@ matches(const upat_t *u, const char *url)
 int
 urlfilter_pass(const urlfilter_t *f, const char *url)
 {
+	if (f->scope && !scope_allows(f->scope, url))
+		return 0;
 	for (size_t i = 0; i < f->ndeny; i++)
 		if (matches(&f->deny[i], url))
 			return 0;
@@ -153,8 +164,18 @@ free_pats(upat_t *v, size_t n)
 }
 
 void
+urlfilter_zones(urlfilter_t *f, const rec_t *crawl, const char *allow)
+{
+	char *seeds = rec_str(crawl, "urls");
+	zonepolicy_free(f->zones);
+	f->zones = zonepolicy_new(seeds, allow);
+	free(seeds);
+}
+
+void
 urlfilter_free(urlfilter_t *f)
 {
+	zonepolicy_free(f->zones);
 	free_pats(f->allow, f->nallow);
 	free_pats(f->deny, f->ndeny);
 	memset(f, 0, sizeof *f);
@@ -235,13 +256,15 @@ typedef struct {
 static void
 consider(discctx_t *d, rec_t *r)
 {
-	char *url = rec_str(r, "url");
-	if (!url)
+	char *raw = rec_str(r, "url");
+	if (!raw)
 		return;
-	/* ArchiveBox's sanitising: cut at quotes, trim */
-	url[strcspn(url, "\"'<>")] = 0;
-	const char *why = url_check(url);
-	if (why || urlset_has(d->seen, url) || !urlfilter_pass(d->f, url) ||
+	/* ArchiveBox's sanitising: cut at quotes; then the canonical form
+	 * (url.h), which dedupes, filters and is stored */
+	raw[strcspn(raw, "\"'<>")] = 0;
+	char *url = url_canon(raw, NULL, NULL);
+	free(raw);
+	if (!url || urlset_has(d->seen, url) || !urlfilter_pass(d->f, url) ||
 	    (d->max_urls > 0 && (long)d->seen->n >= d->max_urls)) {
 		free(url);
 		return;
@@ -258,10 +281,17 @@ consider(discctx_t *d, rec_t *r)
 	if (title && strlen(title) > 512)
 		title[512] = 0;
 	record_snapshot(&child, clock_now(), d->crawl_id, url, d->depth, d->snap_id, title, buf_cstr(&t));
+	const char *refused = zonepolicy_refuse(d->f->zones, url);
+	if (refused) {
+		char *why = xasprintf("not archived: %s", refused);
+		record_status(&child, "sealed", -1);
+		rec_set_str(&child, "notes", why);
+		free(why);
+	}
 	store_put(d->s, &child);
 	rec_free(&child);
 	urlset_add(d->seen, url);
-	d->made++;
+	d->made += !refused;
 	buf_free(&t);
 	free(url), free(title), free(tags);
 }

@@ -1,10 +1,12 @@
 /* progress.c — see progress.h. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "clock.h"
 #include "progress.h"
+#include "termsafe.h"
 
 
 void
@@ -21,9 +23,10 @@ progress_draw(const tick_t *t, const worker_t *ws, int nw, int *drawn, int final
 	int lines = 0;
 	for (int i = 0; i < nw && !final; i++) {
 		const worker_t *w = &ws[i];
+		char *url = termsafe(w->url), *hook = termsafe(w->hook[0] ? w->hook : "starting");
 		buf_addf(&b, "\033[2K  %s%5.1fs%s  d%d  %-60.60s  %s%s%s\n", bold,
-		    (now - w->started) / 1e6, off, w->depth, w->url, dim, w->hook[0] ? w->hook : "starting",
-		    off);
+		    (now - w->started) / 1e6, off, w->depth, url, dim, hook, off);
+		free(url), free(hook);
 		lines++;
 	}
 	for (int i = lines; i < *drawn; i++)

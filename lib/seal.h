@@ -19,7 +19,9 @@
  *
  * seal_pack(): a sealed snapshot's or crawl's directory into an archive
  * through libarchive, the format chosen by the suffix of FILE: .tar.gz,
- * .tgz, .tar.zst, .tar.xz, .tar, .zip.  Paths inside start with the id.
+ * .tgz, .tar.zst, .tar.xz, .tar, .zip (paths inside start with the id; a
+ * crawl's holds its record as <id>/crawl.json), or .wacz (wacz.h).  FILE
+ * appears whole or not at all (pack.c).
  *
  * seal_site_index(): the top-level index.html from index.jsonl (a line a
  * sealed snapshot, appended at seal), paged so that its cost follows a
@@ -35,7 +37,8 @@
 
 #include "store.h"
 
-enum { SEAL_OK = 0, SEAL_REQUEUED, SEAL_NOTFOUND, SEAL_PAUSED, SEAL_BADKIND, SEAL_ERR };
+enum { SEAL_OK = 0, SEAL_REQUEUED, SEAL_NOTFOUND, SEAL_PAUSED, SEAL_BADKIND, SEAL_ERR,
+	SEAL_EXISTS, SEAL_BADFORMAT };
 
 int seal_snapshot(store_t *s, const char *id, rec_t *out);
 /* The same, with the snapshot's Process and ArchiveResult records given
@@ -45,7 +48,17 @@ int seal_snapshot(store_t *s, const char *id, rec_t *out);
 int seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n,
     long long size);
 int seal_crawl(store_t *s, const char *id, rec_t *out);
-int seal_pack(store_t *s, const char *id, const char *file);
+/* flags: SEAL_PACK_FORCE replaces an existing FILE (else SEAL_EXISTS).
+ * SEAL_BADFORMAT: an unknown suffix.  SEAL_ERR: s->errmsg says why. */
+#define SEAL_PACK_FORCE 1
+int seal_pack(store_t *s, const char *id, const char *file, int flags);
+/* PACK_ON_SEAL: a list of formats (wacz, tar.gz, tgz, tar.zst, tar.xz,
+ * tar, zip) separated by commas or blanks; "" packs nothing.  0 and *out
+ * the number of formats, or -1 (conf_check's parser). */
+int pack_parse_formats(const char *v, long long *out);
+/* Pack the sealed crawl into DIR/packs/<crawl-id>.<format> for each format
+ * of the list, replacing an older pack; 0, or -1 (s->errmsg). */
+int pack_on_seal(store_t *s, const char *crawl_id, const char *formats);
 void seal_site_index(store_t *s);
 /* The directory of a snapshot (crawls/C/S) or crawl (crawls/C). */
 int seal_dir_of(const rec_t *r, char *out, size_t n);

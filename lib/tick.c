@@ -293,8 +293,22 @@ tick_dry(tick_t *t)
 			due++;
 		}
 	}
-	free(v);
 	due += schedule_list_due(s, stdout);
+	if (!due) {
+		/* say when something will be (a host's pause, a back-off) */
+		const ient_t *next = NULL;
+		for (size_t i = 0; i < n; i++)
+			if (v[i].retry_at > now && v[i].retry_at != INT64_MAX && strcmp(v[i].status, "paused") &&
+			    (!t->only_crawl || !strcmp(v[i].id, t->only_crawl) || !strcmp(v[i].crawl_id, t->only_crawl)) &&
+			    (!next || v[i].retry_at < next->retry_at))
+				next = &v[i];
+		if (next) {
+			char iso[ISO_LEN + 1];
+			clock_iso(next->retry_at, iso);
+			info("nothing is due now; the next, %s %s, is due at %s", next->type, next->id, iso);
+		}
+	}
+	free(v);
 	return due ? 0 : 1;
 }
 

@@ -32,6 +32,9 @@ typedef struct {
 	int first_run;           /* no results before: seal from recs */
 	rec_t *recs;             /* Process and ArchiveResult records it printed */
 	size_t nrecs;
+	int host_fd;             /* its host's pacing slot (hostpace.h), or -1 */
+	char host_key[200];
+	int64_t host_started;    /* clock_now() when it took the slot */
 } worker_t;
 
 /* Start a worker for id (its lease: lease_fd); the pid, or -1 (reported). */

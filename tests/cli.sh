@@ -38,6 +38,7 @@ usage_error "abx-claim -l with no number" "-l wants a number of seconds: x" abx-
 usage_error "abx-hook without an id" "no ID given" abx-hook
 usage_error "abx-seal without an id" "no ID given" abx-seal
 usage_error "abx-seal --index with an id" "--index takes no ID" abx-seal --index x
+usage_error "abx-seal -f without --pack" "-f goes with --pack" abx-seal -f 01234567-89ab-7cde-8f01-23456789abcd
 usage_error "abx-tick --poll without --daemon" "--poll goes with --daemon" abx-tick --poll 5
 usage_error "abx-tick with an operand" "no operand is taken: x" abx-tick x
 usage_error "abx-ls --crawl with ids" "--crawl goes without ID operands" abx-ls --crawl 01234567-89ab-7cde-8f01-23456789abcd 01234567-89ab-7cde-8f01-23456789abcd

@@ -4,7 +4,7 @@
 set -eu
 pkgs="build-essential pkg-config libarchive-dev libjsmn-dev libinotifytools0-dev
 libarchive-tools libsqlite3-dev mandoc shellcheck jq wget curl python3 perl
-procps psmisc file strace chromium fonts-dejavu-core"
+procps psmisc file strace chromium fonts-dejavu-core wget2 libpsl-dev publicsuffix zlib1g-dev libidn2-dev python3-croniter"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
