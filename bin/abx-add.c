@@ -28,11 +28,24 @@
 #include "config.h"
 #include "err.h"
 #include "exitcodes.h"
+#include "names.h"
 #include "record.h"
 #include "schedule.h"
 #include "sigreset.h"
 #include "store.h"
 #include "url.h"
+
+static const char options[] =
+    "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
+    "  --depth N       follow links N levels deep, 0 to 4 (default 0)\n"
+    "  --tag T,...     tag the crawl and its snapshots\n"
+    "  --plugins P,... run only these plugins (names found on the plugin search path)\n"
+    "  --config K=V    a setting for this crawl (repeatable), e.g. --config TIMEOUT=120\n"
+    "  --scope S       which outlinks to follow: any (default), page, prefix, host, domain\n"
+    "  --schedule CRON store a recurring crawl instead: five cron fields or @daily ...\n"
+    "  URL...          the URLs; none: read them from stdin (lines or JSONL records)\n"
+    "  -h, --help      print this help and exit\n"
+    "  --version       print the version and exit\n";
 
 static const char usage[] =
     "abx-add [-d DIR] [--depth N] [--tag T,...] [--plugins P,...] [--config KEY=VALUE]...\n"
@@ -142,6 +155,7 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_VERSION_OPT,
 		{"depth", required_argument, 0, 'D'}, {"tag", required_argument, 0, 't'},
 		{"plugins", required_argument, 0, 'p'}, {"config", required_argument, 0, 'c'},
 		{"schedule", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
@@ -161,8 +175,7 @@ main(int argc, char **argv)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (*end || end == optarg || v < 0 || v > 4) {
-				warnx_("--depth must be 0 to 4: %s", optarg);
-				cli_usage(usage);
+				cli_usage_err(usage, "--depth must be 0 to 4: %s", optarg);
 			}
 			depth = v;
 			break;
@@ -184,8 +197,7 @@ main(int argc, char **argv)
 		case 'c': {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || !config_key_ok(optarg, eq - optarg)) {
-				warnx_("--config wants KEY=VALUE with KEY in [A-Z0-9_]: %s", optarg);
-				cli_usage(usage);
+				cli_usage_err(usage, "--config wants KEY=VALUE with KEY in [A-Z0-9_]: %s", optarg);
 			}
 			char *k = xstrndup(optarg, eq - optarg);
 			rec_set_str(&config, k, eq + 1);
@@ -193,7 +205,8 @@ main(int argc, char **argv)
 			free(k);
 			break;
 		}
-		case 'h': cli_help(usage);
+		case 'h': cli_help(usage, options);
+		case CLI_VERSION: cli_version();
 		default: cli_usage(usage);
 		}
 	}
@@ -213,6 +226,11 @@ main(int argc, char **argv)
 	int rc = conf_check(&given, &why);
 	if (rc)
 		die(rc, "%s", why.p);
+	char **pl = NULL;   /* plugin names must name plugins (names.h) */
+	if (conf_parse_plugins(conf_get(&given, "PLUGINS"), &pl) == 0 &&
+	    names_plugins(cli_dir(dir), pl, &why))
+		die(EX_DATAERR_, "%s: %s", plugins ? "--plugins" : "PLUGINS", buf_cstr(&why));
+	cli_names_free(pl);
 	conf_free(&given);
 
 	entries_t e = {0};

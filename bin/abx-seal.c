@@ -25,6 +25,15 @@
 #include "sigreset.h"
 #include "store.h"
 
+static const char options[] =
+    "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
+    "  --pack FILE     pack the sealed snapshot or crawl ID into FILE (.tar.gz, .zip, .wacz ...)\n"
+    "  -f              with --pack, replace FILE if it exists\n"
+    "  --index         rebuild the site index (index.html) from index.jsonl\n"
+    "  ID              the snapshot or crawl to seal\n"
+    "  -h, --help      print this help and exit\n"
+    "  --version       print the version and exit\n";
+
 static const char usage[] =
     "abx-seal [-d DIR] [-f] [--pack FILE] ID\n"
     "       abx-seal [-d DIR] --index";
@@ -33,6 +42,7 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_VERSION_OPT,
 		{"pack", required_argument, 0, 'p'}, {"index", no_argument, 0, 'I'},
 		{"force", no_argument, 0, 'f'},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
@@ -47,10 +57,17 @@ main(int argc, char **argv)
 		case 'f': force = 1; break;
 		case 'p': pack = optarg; break;
 		case 'I': index_only = 1; break;
-		case 'h': cli_help(usage);
+		case 'h': cli_help(usage, options);
+		case CLI_VERSION: cli_version();
 		default: cli_usage(usage);
 		}
 	}
+	if (index_only && (optind != argc || pack || force))
+		cli_usage_err(usage, "--index takes no ID, no --pack and no -f");
+	if (!index_only && optind + 1 != argc)
+		cli_usage_err(usage, optind == argc ? "no ID given" : "one ID only: %s", argv[argc - 1]);
+	if (force && !pack)
+		cli_usage_err(usage, "-f goes with --pack");
 	store_t s;
 	if (index_only) {
 		if (optind != argc || pack || force)

@@ -32,6 +32,16 @@
 #include "store.h"
 #include "tick.h"
 
+static const char options[] =
+    "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
+    "  -n              print what is due as JSONL and run nothing\n"
+    "  -v              say what each stage does, on stderr\n"
+    "  --crawl ID      work only on this crawl\n"
+    "  --daemon        keep running: wake on changes (inotify) and on a timer\n"
+    "  --poll SECONDS  with --daemon, look for work at least this often\n"
+    "  -h, --help      print this help and exit\n"
+    "  --version       print the version and exit\n";
+
 static const char usage[] =
     "abx-tick [-d DIR] [-n] [-v] [--crawl ID] [--daemon [--poll SECONDS]]";
 
@@ -78,6 +88,7 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_VERSION_OPT,
 		{"crawl", required_argument, 0, 'C'}, {"daemon", no_argument, 0, 'D'},
 		{"poll", required_argument, 0, 'P'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
@@ -97,17 +108,19 @@ main(int argc, char **argv)
 			char *end;
 			poll_s = strtod(optarg, &end);
 			if (*end || poll_s <= 0) {
-				warnx_("--poll wants a number of seconds: %s", optarg);
-				cli_usage(usage);
+				cli_usage_err(usage, "--poll wants a number of seconds: %s", optarg);
 			}
 			break;
 		}
-		case 'h': cli_help(usage);
+		case 'h': cli_help(usage, options);
+		case CLI_VERSION: cli_version();
 		default: cli_usage(usage);
 		}
 	}
-	if (optind != argc || (daemon && (dry || crawl)) || (poll_s > 0 && !daemon))
-		cli_usage(usage);
+	if (optind != argc)
+		cli_usage_err(usage, "no operand is taken: %s", argv[optind]);
+	if ((daemon && (dry || crawl)) || (poll_s > 0 && !daemon))
+		cli_usage_err(usage, daemon ? "--daemon takes neither -n nor --crawl" : "--poll goes with --daemon");
 	if (crawl && !id_valid(crawl))
 		die(EX_DATAERR_, "not an id: %s", crawl);
 	err_verbose(verbose);
