@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "termsafe.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "ids.h"
@@ -27,8 +28,11 @@ cli_usage_err(const char *usage, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	/* one write for the reason: concurrent tools' lines never mix */
-	fprintf(stderr, "%s: fatal: %s\n", err_prog(), msg);
+	/* one write for the reason: concurrent tools' lines never mix; a
+	 * value quoted in it shows its controls (termsafe.h) */
+	char *safe = termsafe(msg);
+	fprintf(stderr, "%s: fatal: %s\n", err_prog(), safe);
+	free(safe);
 	cli_usage(usage);
 }
 
