@@ -1,9 +1,11 @@
 /* ctl.c — see ctl.h. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctl.h"
 #include "err.h"
+#include "plugin.h"
 #include "record.h"
 #include "schedule.h"
 
@@ -167,13 +169,107 @@ ctl_cancel(store_t *s, const char *id)
 	return apply(s, id, do_cancel, "cancel");
 }
 
+/* The snapshot's results (latest versions), for a retry to queue again. */
+typedef struct {
+	const char *sid;
+	rec_t *v;
+	size_t n;
+} results_t;
+
+static int
+collect_results(rec_t *r, void *arg)
+{
+	results_t *rs = arg;
+	if (rec_streq(r, "type", "ArchiveResult") && rec_streq(r, "snapshot_id", rs->sid)) {
+		rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof(rec_t));
+		rec_copy(&rs->v[rs->n++], r);
+	}
+	return 0;
+}
+
+/* A new queued result of (plugin, hook) for the rerun to fill in. */
+static void
+stage_new_result(store_t *s, const char *cid, const char *sid, const char *plugin, const char *hook,
+    int64_t now)
+{
+	rec_t ar = {0};
+	char id[ID_LEN + 1];
+	id_new(id);
+	rec_set_str(&ar, "type", "ArchiveResult");
+	rec_set_str(&ar, "id", id);
+	rec_set_str(&ar, "crawl_id", cid);
+	rec_set_str(&ar, "snapshot_id", sid);
+	rec_set_str(&ar, "plugin", plugin);
+	if (hook)
+		rec_set_str(&ar, "hook_name", hook);
+	else
+		rec_set_null(&ar, "hook_name");
+	rec_set_str(&ar, "status", "queued");
+	rec_set_null(&ar, "retry_at");
+	rec_set_time(&ar, "created_at", now);
+	store_put(s, &ar);
+	rec_free(&ar);
+}
+
+/*
+ * Queue plugin's results of the snapshot again.  A result is keyed by
+ * (snapshot, plugin, hook_name) and the rerun keeps the id of the earlier
+ * one (abx-hook), so each earlier result is staged queued under its own id
+ * and hook_name: the rerun's result replaces it.  A plugin that has no
+ * result yet gets one queued result per Snapshot hook it has now (found
+ * through the plugin search path); one that is not installed, a result
+ * without a hook_name, which abx-seal settles (seal.h).  Returns how many.
+ */
+static int
+stage_plugin(store_t *s, const results_t *rs, plugins_t *ps, const char *cid, const char *sid,
+    const char *plugin, int64_t now)
+{
+	int n = 0;
+	for (size_t i = 0; i < rs->n; i++) {
+		rec_t *r = &rs->v[i];
+		if (!rec_streq(r, "plugin", plugin) || rec_isnull(r, "hook_name"))
+			continue;
+		rec_set_str(r, "status", "queued");
+		rec_set_null(r, "retry_at");
+		store_put(s, r);
+		n++;
+	}
+	if (n)
+		return n;
+	plugin_t *p = ps ? plugins_find(ps, plugin) : NULL;
+	for (size_t i = 0; p && i < p->nhooks; i++)
+		if (!strcmp(p->hooks[i].family, "Snapshot")) {
+			stage_new_result(s, cid, sid, plugin, p->hooks[i].stem, now);
+			n++;
+		}
+	if (!n) {
+		stage_new_result(s, cid, sid, plugin, NULL, now);
+		n++;
+	}
+	return n;
+}
+
 int
 ctl_retry(store_t *s, const char *sid, char **plugins)
 {
+	/* the plugins as installed now, before the lock: a directory scan */
+	plugins_t ps = {0};
+	int have_ps = 0;
+	char real[PATH_MAX];
+	if (plugins && *plugins && realpath(s->dir, real)) {
+		char **path = plugins_path(real);
+		plugins_discover(&ps, path);
+		for (char **d = path; *d; d++)
+			free(*d);
+		free(path);
+		have_ps = 1;
+	}
 	store_lock(s);
 	rec_t r, c;
 	if (store_get(s, sid, &r) < 0 || !rec_streq(&r, "type", "Snapshot")) {
 		store_unlock(s);
+		if (have_ps)
+			plugins_free(&ps);
 		return CTL_NOTFOUND;
 	}
 	int64_t now = clock_now();
@@ -190,22 +286,26 @@ ctl_retry(store_t *s, const char *sid, char **plugins)
 		}
 		rec_free(&c);
 	}
-	for (char **p = plugins; p && *p; p++) {
-		rec_t ar = {0};
-		char id[ID_LEN + 1];
-		id_new(id);
-		rec_set_str(&ar, "type", "ArchiveResult");
-		rec_set_str(&ar, "id", id);
-		rec_set_str(&ar, "crawl_id", cid);
-		rec_set_str(&ar, "snapshot_id", sid);
-		rec_set_str(&ar, "plugin", *p);
-		rec_set_null(&ar, "hook_name");
-		rec_set_str(&ar, "status", "queued");
-		rec_set_null(&ar, "retry_at");
-		rec_set_time(&ar, "created_at", now);
-		store_put(s, &ar);
-		rec_free(&ar);
+	results_t rs = {sid, NULL, 0};
+	if (plugins && *plugins && cid) {
+		const char *hr = rec_raw(&r, "has_results");
+		if (hr && !strcmp(hr, "true")) {
+			char j[128];
+			store_crawl_journal(cid, j, sizeof j);
+			store_each(s, j, sid, collect_results, &rs);
+		}
 	}
+	int staged = 0;
+	for (char **p = plugins; p && *p && cid; p++)
+		staged += stage_plugin(s, &rs, have_ps ? &ps : NULL, cid, sid, *p, now);
+	for (size_t i = 0; i < rs.n; i++)
+		rec_free(&rs.v[i]);
+	free(rs.v);
+	if (have_ps)
+		plugins_free(&ps);
+	/* the journal holds results for it now: the rerun looks them up */
+	if (staged)
+		rec_set_raw(&r, "has_results", "true");
 	record_status(&r, crawl_paused ? "paused" : "queued", crawl_paused ? INT64_MAX : now);
 	rec_set_null(&r, "lease");
 	/* the worker runs only these plugins; sealing clears the field */

@@ -35,7 +35,8 @@
 
 #include "store.h"
 
-enum { SEAL_OK = 0, SEAL_REQUEUED, SEAL_NOTFOUND, SEAL_PAUSED, SEAL_BADKIND, SEAL_ERR };
+enum { SEAL_OK = 0, SEAL_REQUEUED, SEAL_NOTFOUND, SEAL_PAUSED, SEAL_BADKIND, SEAL_ERR,
+       SEAL_UNRUN /* a queued snapshot none of whose hooks ran */ };
 
 int seal_snapshot(store_t *s, const char *id, rec_t *out);
 /* The same, with the snapshot's Process and ArchiveResult records given
