@@ -142,6 +142,7 @@ seal_queued(crawlrun_t *cr)
 		if (store_get(s, v[i].id, &r) < 0)
 			continue;
 		record_status(&r, "sealed", -1);
+		rec_set_str(&r, "sealed_reason", cr->stop_reason);
 		buf_t b = {0};
 		buf_addf(&b, "not archived: %s reached", cr->stop_reason);
 		rec_set_str(&r, "notes", b.p);
@@ -260,8 +261,10 @@ worker_failed(crawlrun_t *cr, worker_t *w, int code, long fails)
 		rec_set_null(&cur, "lease");
 		int64_t back = 60LL * 1000000 << (fails < 10 ? fails - 1 : 9);
 		record_status(&cur, fails >= 3 ? "sealed" : "queued", fails >= 3 ? -1 : clock_now() + back);
-		if (fails >= 3)
+		if (fails >= 3) {
 			rec_set_str(&cur, "notes", "abx-hook failed three times; sealed");
+			rec_set_str(&cur, "sealed_reason", "worker_failed");
+		}
 		store_put(s, &cur);
 		rec_free(&cur);
 	}
@@ -488,7 +491,7 @@ watch(crawlrun_t *cr)
 			found = 0;
 		}
 		if (found) {
-			int was = cr->cancelled;
+			int was = cr->cancelled, was_paused = cr->paused;
 			cr->paused = rec_streq(&c, "status", "paused");
 			cr->cancelled = record_is_final(&c);
 			if (cr->cancelled && !was) {
@@ -500,8 +503,9 @@ watch(crawlrun_t *cr)
 						cr->w[i].signalled = 1;
 					}
 			}
-			if (cr->paused && t->verbose && cr->nw)
-				info("crawl %s paused: %d running snapshots finish", cr->cid, cr->nw);
+			if (cr->paused && !was_paused && t->verbose)
+				info("crawl %s paused: %d running snapshot%s finish", cr->cid, cr->nw,
+				    cr->nw == 1 ? "" : "s");
 			rec_free(&c);
 		}
 		/* a snapshot cancelled on its own: interrupt its hooks */
@@ -679,13 +683,15 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 		if (claim_release(s, cr->cid, 0) < 0)
 			tick_error(t, "unable to release crawl %s", cr->cid);
 		if (t->verbose)
-			info("crawl %s requeued (%s)", cr->cid, cr->broken ? "the store failed" : "interrupted by a signal");
+			info("crawl %s %s (%s)", cr->cid, cr->paused ? "stays paused" : "requeued",
+			    cr->broken ? "the store failed" : "interrupted by a signal");
 	} else {
 		int rc = seal_crawl(s, cr->cid, NULL);
 		if (rc == SEAL_ERR)
 			tick_error(t, "unable to seal crawl %s", cr->cid);
 		else if (t->verbose)
-			info("crawl %s %s", cr->cid, rc == SEAL_OK ? "sealed" : "requeued until its next snapshot is due");
+			info("crawl %s %s", cr->cid, rc == SEAL_OK ? "sealed" : rc == SEAL_PAUSED ? "stays paused"
+			                                           : "requeued until its next snapshot is due");
 		cr->broken = rc == SEAL_ERR;
 	}
 	lease_drop(cfd);

@@ -5,6 +5,7 @@
 
 #include "ctl.h"
 #include "err.h"
+#include "lease.h"
 #include "plugin.h"
 #include "record.h"
 #include "schedule.h"
@@ -36,8 +37,45 @@ do_cancel(rec_t *r, int64_t now)
 	(void)now;
 	if (record_is_final(r) && rec_isnull(r, "retry_at"))
 		return CTL_NOOP;
+	/* sealed without being archived (or while it ran): it says why; a
+	 * sealed one given a maintenance run keeps its reason */
+	if (!rec_streq(r, "status", "sealed") || rec_isnull(r, "sealed_reason"))
+		rec_set_str(r, "sealed_reason", "cancelled");
 	record_status(r, "sealed", -1);
+	/* a final record has no holder: a worker still running notices the
+	 * cancel and stops; its flock, not the record, says it is alive */
+	rec_set_null(r, "lease");
 	return CTL_OK;
+}
+
+/*
+ * The next locker clears a dead lease: a flock lease whose holder is gone
+ * (the kernel freed its lock), or a time lease past its expiry.  A live
+ * holder clears its own when it moves the record on.  1 if cleared.
+ */
+static int
+drop_dead_lease(store_t *s, rec_t *r)
+{
+	const char *l = rec_raw(r, "lease");
+	if (!l || l[0] != '{')
+		return 0;
+	char *id = rec_str(r, "id");
+	int dead;
+	if (strstr(l, "\"flock\":true")) {
+		dead = id && !lease_busy(s, id);
+	} else {
+		rec_t lr;
+		int64_t exp = -1;
+		if (rec_parse(&lr, l, strlen(l)) == 0) {
+			exp = rec_time(&lr, "expires_at");
+			rec_free(&lr);
+		}
+		dead = exp <= clock_now();
+	}
+	free(id);
+	if (dead)
+		rec_set_null(r, "lease");
+	return dead;
 }
 
 /* Apply fn to the active snapshots of a crawl. */
@@ -52,7 +90,8 @@ cascade(store_t *s, const char *crawl_id, apply_fn fn, int64_t now)
 		rec_t r;
 		if (store_get(s, v[i].id, &r) < 0)
 			continue;
-		if (fn(&r, now) == CTL_OK)
+		int rc = fn(&r, now);
+		if (drop_dead_lease(s, &r) || rc == CTL_OK)
 			store_put(s, &r);
 		rec_free(&r);
 	}
@@ -139,11 +178,12 @@ apply(store_t *s, const char *id, apply_fn fn, const char *op)
 		 * snapshots would leave them queued).  The command, run
 		 * again, completes what a power loss cut */
 		int crawl_first = fn == do_pause;
-		if (rc == CTL_OK && crawl_first)
+		int put = drop_dead_lease(s, &r) || rc == CTL_OK;
+		if (put && crawl_first)
 			store_put(s, &r);
 		if (is_crawl && (rc == CTL_OK || rc == CTL_NOOP))
 			cascade(s, id, fn, now);
-		if (rc == CTL_OK && !crawl_first)
+		if (put && !crawl_first)
 			store_put(s, &r);
 	}
 	rec_free(&r);
@@ -282,6 +322,7 @@ ctl_retry(store_t *s, const char *sid, char **plugins)
 			 * snapshot needs an active crawl */
 			record_status(&c, "queued", now);
 			rec_set_null(&c, "lease");
+			rec_del(&c, "sealed_reason");
 			store_put(s, &c);
 		}
 		rec_free(&c);
@@ -308,6 +349,7 @@ ctl_retry(store_t *s, const char *sid, char **plugins)
 		rec_set_raw(&r, "has_results", "true");
 	record_status(&r, crawl_paused ? "paused" : "queued", crawl_paused ? INT64_MAX : now);
 	rec_set_null(&r, "lease");
+	rec_del(&r, "sealed_reason");   /* the rerun's seal says it again */
 	/* the worker runs only these plugins; sealing clears the field */
 	buf_t pl = {0};
 	for (char **p = plugins; p && *p; p++) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "crawlpage.h"
 #include "exitcodes.h"
 #include "fs.h"
 #include "lease.h"
@@ -361,7 +362,12 @@ seal_crawl(store_t *s, const char *id, rec_t *out)
 	free(v);
 	int rc;
 	if (cs.active == 0) {
-		if (!rec_streq(&r, "status", "sealed") || !rec_isnull(&r, "retry_at")) {
+		/* the holder moves it on: its lease goes with it (a cancelled
+		 * crawl is sealed already, but may still carry one) */
+		if (!rec_streq(&r, "status", "sealed") || !rec_isnull(&r, "retry_at") ||
+		    !rec_isnull(&r, "lease")) {
+			if (!rec_streq(&r, "status", "sealed") && rec_isnull(&r, "sealed_reason"))
+				rec_set_str(&r, "sealed_reason", "finished");
 			record_status(&r, "sealed", -1);
 			rec_set_null(&r, "lease");
 			store_put(s, &r);
@@ -371,20 +377,29 @@ seal_crawl(store_t *s, const char *id, rec_t *out)
 		store_crawl_journal(id, j, sizeof j);
 		if (!store_failed(s))
 			store_compact(s, j, 1);   /* a finished crawl keeps one line a record */
+		/* its page, written at each seal (a reseal refreshes it); a
+		 * hint: a failure is reported, not the seal's */
+		if (!store_failed(s) && crawlpage_write(s, &r) < 0)
+			warnx_("unable to write %s/crawls/%s/index.html: %s", s->dir, id, strerror(errno));
 		rc = SEAL_OK;
-	} else {
-		if (!rec_streq(&r, "status", "paused")) {
-			if (!rec_streq(&r, "status", "started"))
-				rec_set_str(&r, "status", "queued");
-			rec_set_time(&r, "retry_at", cs.earliest);
+	} else if (rec_streq(&r, "status", "paused")) {
+		/* it stays paused, and nobody holds it any more */
+		if (!rec_isnull(&r, "lease")) {
 			rec_set_null(&r, "lease");
 			store_put(s, &r);
 		}
+		rc = SEAL_PAUSED;
+	} else {
+		if (!rec_streq(&r, "status", "started"))
+			rec_set_str(&r, "status", "queued");
+		rec_set_time(&r, "retry_at", cs.earliest);
+		rec_set_null(&r, "lease");
+		store_put(s, &r);
 		rc = SEAL_REQUEUED;
 	}
 	if (store_unlock(s) < 0)
 		rc = SEAL_ERR;
-	if (out)
+	if (out && rc != SEAL_PAUSED)
 		*out = r;
 	else
 		rec_free(&r);
