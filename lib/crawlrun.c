@@ -299,6 +299,10 @@ worker_done(crawlrun_t *cr, worker_t *w, rec_t *r)
 		requeue_later(t, w->id, "the store failed");
 		return;
 	}
+	/* trouble is said without -v: a line a snapshot whose hooks failed */
+	char *url = rec_str(r, "url");
+	worker_report_failures(t, w, url ? url : w->url);
+	free(url);
 	int rc = seal_snapshot_with(s, w->id, NULL, w->first_run ? w->recs : NULL, w->nrecs, size);
 	if (rc == SEAL_OK) {
 		t->snapshots++;
@@ -554,6 +558,8 @@ reap(crawlrun_t *cr, int timeout_ms)
 		int status;
 		if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
 			worker_read(w);
+			/* what finish prints goes below the display, not into it */
+			progress_clear(cr->t, &cr->drawn);
 			finish(cr, w, status);
 			cr->w[i] = cr->w[--cr->nw];
 		} else {
@@ -658,6 +664,8 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 			break;
 		progress_draw(t, cr->w, cr->nw, &cr->drawn, 0);
 		reap(cr, 250);
+		if (t->verbose)
+			progress_clear(t, &cr->drawn);   /* -v logs below it, not into it */
 		/* forward each signal once: abx-hook takes a second one as
 		 * "kill the hooks now", so a repeat would cut their grace */
 		for (int i = 0; i < cr->nw; i++)
