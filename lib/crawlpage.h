@@ -9,8 +9,9 @@
  * title, status and sealed_reason, results succeeded / failed / other,
  * size, the first failed plugin with the first line of its reason, and a
  * link to its own index.html when that exists.  seal_crawl() calls it
- * when a crawl is sealed and at every reseal (abx-seal CRAWL); the site
- * index links it by this path.  Like every page it is a hint, rebuilt by
+ * when a crawl is sealed and at every reseal (abx-seal CRAWL), and
+ * abx-ctl cancel when it seals a crawl; the site index links it by this
+ * path.  Like every page it is a hint, rebuilt by
  * the next seal.  0, or -1 with errno set (nothing half-written is left).
  */
 #ifndef ABX_CRAWLPAGE_H

@@ -1,8 +1,10 @@
 /* ctl.c — see ctl.h. */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "crawlpage.h"
 #include "ctl.h"
 #include "err.h"
 #include "lease.h"
@@ -206,7 +208,19 @@ ctl_resume(store_t *s, const char *id)
 int
 ctl_cancel(store_t *s, const char *id)
 {
-	return apply(s, id, do_cancel, "cancel");
+	int rc = apply(s, id, do_cancel, "cancel");
+	if (rc != CTL_OK)
+		return rc;
+	/* a cancelled crawl is sealed here, not by a run: its page too
+	 * (crawlpage.h), a hint whose failure is reported, not the cancel's */
+	rec_t r;
+	int found = store_lock(s) == 0 && store_get(s, id, &r) == 0;
+	store_unlock(s);
+	if (found && rec_streq(&r, "type", "Crawl") && crawlpage_write(s, &r) < 0)
+		warnx_("unable to write %s/crawls/%s/index.html: %s", s->dir, id, strerror(errno));
+	if (found)
+		rec_free(&r);
+	return rc;
 }
 
 /* The snapshot's results (latest versions), for a retry to queue again. */

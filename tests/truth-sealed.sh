@@ -41,6 +41,14 @@ rm "$P"
 expect_exit 0 "abx-seal CRAWL again" abx-seal -d "$D" "$C"
 ok "writes the page again" test -s "$P"
 
+# --- a crawl cancelled before it ran: its page, and its snapshot says why
+C4=$(abx-add -d "$D" --plugins title "$BASE/site/page3.html?never" | jq -r .id)
+expect_exit 0 "abx-ctl cancel CRAWL before it ran" abx-ctl -d "$D" cancel "$C4"
+like "$(cat "$D/crawls/$C4/index.html" 2>/dev/null)" "1 snapshot · 1 sealed: cancelled" \
+	"the cancelled crawl has its page, which says its snapshot was cancelled"
+is "$(abx-ls -d "$D" -k snapshot --jsonl | jq -c "select(.crawl_id == \"$C4\") | [.sealed_reason, .downloaded_at]")" \
+	'["cancelled",null]' "the snapshot: sealed_reason cancelled, no downloaded_at"
+
 # --- no hook selected: sealed, but not archived
 mkdir -p "$T/plugins/nohooks"
 echo '{}' >"$T/plugins/nohooks/config.json"
