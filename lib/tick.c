@@ -345,8 +345,8 @@ tick_summary(const tick_t *t)
 	int n = snprintf(x, sizeof x, "abx-tick: %d snapshot%s sealed", t->snapshots, t->snapshots == 1 ? "" : "s");
 	part(&b, &line, cols, x, n);
 	if (t->failed_hooks) {
-		n = snprintf(x, sizeof x, "%d hook%s failed in %d", t->failed_hooks, t->failed_hooks == 1 ? "" : "s",
-		    t->failed_items);
+		n = snprintf(x, sizeof x, "%d hook%s failed in %d snapshot%s", t->failed_hooks,
+		    t->failed_hooks == 1 ? "" : "s", t->failed_items, t->failed_items == 1 ? "" : "s");
 		buf_t c = {0};
 		buf_addf(&c, "%s%s%s", on, x, off);
 		part(&b, &line, cols, c.p, n);

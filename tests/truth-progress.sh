@@ -46,7 +46,7 @@ abx-add -d "$D3" --plugins title,broken "$BASE/site/page1.html" "$BASE/site/page
 $SCREEN --cols 80 abx-tick -d "$D3" >"$T/s3" 2>&1
 is "$(val exit "$T/s3")" 2 "a pass with failed hooks exits 2 on a terminal too"
 is "$(val wraps_progress "$T/s3")" 0 "no display line wrapped"
-like "$(screen "$T/s3")" "2 hooks failed in 2" "the summary counts the failed hooks"
+like "$(screen "$T/s3")" "2 hooks failed in 2 snapshots" "the summary counts the failed hooks"
 is "$(screen "$T/s3" | tr -d '\n' | grep -o 'broken failed: exit status 1: broken: no luck' | wc -l | tr -d ' ')" 2 \
 	"each failed snapshot is said once, whole, below the display"
 done_testing

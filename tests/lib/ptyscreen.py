@@ -21,7 +21,9 @@ Printed at the end (stdout), one "key value" line each:
     frames N              display lines drawn
     max_progress_rows N   the most rows holding display text at one time
     exit N                the command's exit status
-then "screen:" and the final screen's non-blank rows.  A display line is
+then, with --frame-at S, "frame:" and the screen's non-blank rows S
+seconds after the first display line; then "screen:" and the final
+screen's non-blank rows.  A display line is
 one that looks like abx-tick's: "  12.3s  d0  URL  hook".
 """
 import argparse
@@ -141,6 +143,8 @@ def main():
     ap.add_argument("--rows", type=int, default=24)
     ap.add_argument("--resize-to", type=int, default=0)
     ap.add_argument("--resize-after", type=float, default=1.0)
+    ap.add_argument("--frame-at", type=float, default=0,
+                    help="also print the screen this many seconds after the first display line")
     ap.add_argument("--no-winsize", action="store_true",
                     help="the pty reports no size (0x0): the command must go by $COLUMNS")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -155,6 +159,7 @@ def main():
         os.execvp(a.cmd[0], a.cmd)
     scr = Screen(a.cols, a.rows)
     rest, first, resized_at, frames, most = "", None, None, 0, 0
+    frame = None
     dec = __import__("codecs").getincrementaldecoder("utf-8")("replace")
     while True:
         now = time.monotonic()
@@ -162,6 +167,8 @@ def main():
             fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", a.rows, a.resize_to, 0, 0))
             scr.resize(a.resize_to)
             resized_at = time.monotonic()
+        if a.frame_at and first is not None and frame is None and now - first >= a.frame_at:
+            frame = [scr.text(r) for r in range(scr.rows) if scr.text(r)]
         r, _, _ = select.select([fd], [], [], 0.05)
         if not r:
             continue
@@ -186,6 +193,10 @@ def main():
     print("frames", frames)
     print("max_progress_rows", most)
     print("exit", os.waitstatus_to_exitcode(status))
+    if frame is not None:
+        print("frame:")
+        for line in frame:
+            print(line)
     print("screen:")
     for r in range(scr.rows):
         if scr.text(r):
