@@ -14,6 +14,25 @@
 
 typedef int (*apply_fn)(rec_t *r, int64_t now);
 
+/* The snapshot's results (latest versions), for a retry to queue again. */
+typedef struct {
+	const char *sid;
+	rec_t *v;
+	size_t n;
+} results_t;
+
+static int
+collect_results(rec_t *r, void *arg)
+{
+	results_t *rs = arg;
+	if (rec_streq(r, "type", "ArchiveResult") && rec_streq(r, "snapshot_id", rs->sid)) {
+		rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof(rec_t));
+		rec_copy(&rs->v[rs->n++], r);
+	}
+	return 0;
+}
+
+
 static int
 do_pause(rec_t *r, int64_t now)
 {
@@ -80,6 +99,33 @@ drop_dead_lease(store_t *s, rec_t *r)
 	return dead;
 }
 
+/* The results a retry queued, of a snapshot cancelled before its rerun:
+ * skipped, with a note (a sealed snapshot has no queued result). */
+static void
+settle_retry(store_t *s, rec_t *r)
+{
+	if (!rec_raw(r, "retry_plugins"))
+		return;   /* only a retry queues results ahead */
+	rec_del(r, "retry_plugins");
+	char *sid = rec_str(r, "id"), *cid = rec_str(r, "crawl_id");
+	results_t rs = {sid, NULL, 0};
+	if (sid && cid) {
+		char j[128];
+		store_crawl_journal(cid, j, sizeof j);
+		store_each(s, j, sid, collect_results, &rs);
+	}
+	for (size_t i = 0; i < rs.n; i++) {
+		if (rec_streq(&rs.v[i], "status", "queued")) {
+			rec_set_str(&rs.v[i], "status", "skipped");
+			rec_set_str(&rs.v[i], "notes", "queued by abx-ctl retry; cancelled before it ran again");
+			store_put(s, &rs.v[i]);
+		}
+		rec_free(&rs.v[i]);
+	}
+	free(rs.v);
+	free(sid), free(cid);
+}
+
 /* Apply fn to the active snapshots of a crawl. */
 static void
 cascade(store_t *s, const char *crawl_id, apply_fn fn, int64_t now)
@@ -93,6 +139,8 @@ cascade(store_t *s, const char *crawl_id, apply_fn fn, int64_t now)
 		if (store_get(s, v[i].id, &r) < 0)
 			continue;
 		int rc = fn(&r, now);
+		if (rc == CTL_OK && fn == do_cancel)
+			settle_retry(s, &r);
 		if (drop_dead_lease(s, &r) || rc == CTL_OK)
 			store_put(s, &r);
 		rec_free(&r);
@@ -169,6 +217,8 @@ apply(store_t *s, const char *id, apply_fn fn, const char *op)
 			free(cid);
 		}
 		rc = fn(&r, now);
+		if (rc == CTL_OK && fn == do_cancel && !is_crawl)
+			settle_retry(s, &r);
 		/* cascade even if the crawl itself was already in that state:
 		 * it repairs snapshots left behind by a crash.  The order of
 		 * the puts is the order the journals are written and synced
@@ -221,24 +271,6 @@ ctl_cancel(store_t *s, const char *id)
 	if (found)
 		rec_free(&r);
 	return rc;
-}
-
-/* The snapshot's results (latest versions), for a retry to queue again. */
-typedef struct {
-	const char *sid;
-	rec_t *v;
-	size_t n;
-} results_t;
-
-static int
-collect_results(rec_t *r, void *arg)
-{
-	results_t *rs = arg;
-	if (rec_streq(r, "type", "ArchiveResult") && rec_streq(r, "snapshot_id", rs->sid)) {
-		rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof(rec_t));
-		rec_copy(&rs->v[rs->n++], r);
-	}
-	return 0;
 }
 
 /* A new queued result of (plugin, hook) for the rerun to fill in. */

@@ -10,7 +10,9 @@
  *   cancel  -> sealed, retry_at = null, lease = null, sealed_reason =
  *           "cancelled" (unless it was sealed before); a crawl also seals
  *           its queued, started and paused snapshots, and gets its page
- *           (crawlpage.h).  Workers notice and stop.
+ *           (crawlpage.h).  Workers notice and stop.  The results a retry
+ *           queued for a snapshot cancelled before its rerun are made
+ *           skipped, with a note.
  *   retry   a snapshot -> queued, retry_at = now, sealed_reason removed;
  *           each named plugin's earlier results of the snapshot are queued
  *           again under their own ids (the rerun replaces them: a result

@@ -289,10 +289,12 @@ seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, si
 		store_unlock(s);
 		return SEAL_UNRUN;
 	}
+	/* a reseal settles them too: one cancelled before its rerun, or
+	 * left by an older abx (committed with the reseal) */
+	settle_queued(s, &rs);
 	if (!was_sealed) {
 		int64_t now = clock_now();
 		int results = results_ran(&rs);
-		settle_queued(s, &rs);
 		record_status(&r, "sealed", -1);
 		rec_set_null(&r, "lease");
 		rec_del(&r, "retry_plugins");

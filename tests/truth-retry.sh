@@ -38,4 +38,13 @@ is "$(abx-ls -d "$D" -k result -s queued --jsonl)" "" "no queued result is left"
 is "$(abx-ls -d "$D" -k result --jsonl | jq -r "select(.snapshot_id == \"$S2\") | .plugin + \" \" + .status")" \
 	"title succeeded" "one title result, succeeded"
 ok "its index.html shows no queued result" sh -c "! grep -q '>queued<' '$D/crawls/$C2/$S2/index.html'"
+# a retry cancelled before its rerun: the queued result does not stay queued
+expect_exit 0 "retry, then" abx-ctl -d "$D" retry "$S" --plugins title
+expect_exit 0 "cancel before the rerun" abx-ctl -d "$D" cancel "$S"
+is "$(abx-ls -d "$D" -k result -s queued --jsonl)" "" "no queued result is left"
+is "$(abx-ls -d "$D" "$tid" | jq -r '.status + ": " + .notes')" \
+	"skipped: queued by abx-ctl retry; cancelled before it ran again" "the title result says what happened"
+expect_exit 0 "retried again" abx-ctl -d "$D" retry "$S" --plugins title
+expect_exit 0 "and run" abx-tick -d "$D"
+is "$(abx-ls -d "$D" "$tid" | jq -r .status)" succeeded "the title result is succeeded again, under its id"
 done_testing
