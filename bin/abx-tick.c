@@ -155,7 +155,10 @@ main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* a resize must not fail a blocking call (a flock, a write to the
+	 * terminal) with EINTR: restarted; poll() still wakes to redraw */
 	sa.sa_handler = on_winch;
+	sa.sa_flags = SA_RESTART;
 	sigaction(SIGWINCH, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
