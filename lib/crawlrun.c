@@ -8,7 +8,9 @@
  * every 10 s, the filesystem synced every 250 ms (the group commit of the
  * workers' and our own commits); CrawlCleanup; then the crawl sealed or
  * requeued (seal_crawl).  A failure of the store stops new work in the
- * run; the crawl is then put back (crawl_run returns -1).
+ * run; the crawl is then put back (crawl_run returns -1).  A snapshot
+ * whose hooks failed is said in one line on stderr when its worker ends
+ * (worker_report_failures), below the display, which is cleared first.
  */
 #include <errno.h>
 #include <fcntl.h>

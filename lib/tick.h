@@ -40,6 +40,8 @@
  * in-flight snapshots (queued, due now: never sealed half done) and the
  * crawl, and makes tick_pass return.  A second signal is forwarded as
  * SIGKILL-now (abx-hook kills its hooks at once on a second signal).
+ * SIGWINCH (*winch, set by the main) makes the display fit the terminal's
+ * new width (progress.h).
  */
 #ifndef ABX_TICK_H
 #define ABX_TICK_H
