@@ -297,14 +297,10 @@ crawlpage_write(store_t *s, const rec_t *crawl)
 	snapshot_rows(s, &b, &c);
 	buf_adds(&b, "</main></body></html>\n");
 
-	char path[128];
-	snprintf(path, sizeof path, "crawls/%s/index.html", cid);
-	int rc = fs_mkdirs(s->dfd, "crawls") < 0 ? -1 : 0;
-	snprintf(depth, sizeof depth, "crawls/%s", cid);
-	if (rc == 0 && fs_mkdirs(s->dfd, depth) < 0)
-		rc = -1;
-	if (rc == 0)
-		rc = fs_replace(s->dfd, path, b.p, b.len, 0) < 0 ? -1 : 0;
+	char dir[ID_LEN + 8], path[ID_LEN + 32];
+	snprintf(dir, sizeof dir, "crawls/%s", cid);
+	snprintf(path, sizeof path, "%s/index.html", dir);
+	int rc = fs_mkdirs(s->dfd, dir) < 0 || fs_replace(s->dfd, path, b.p, b.len, 0) < 0 ? -1 : 0;
 	int e = errno;
 	for (size_t i = 0; i < c.n; i++) {
 		rec_free(&c.v[i].r);

@@ -1,12 +1,14 @@
 /* ctl.c — see ctl.h. */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "crawlpage.h"
 #include "ctl.h"
 #include "err.h"
+#include "fs.h"
 #include "lease.h"
 #include "plugin.h"
 #include "record.h"
@@ -266,7 +268,10 @@ ctl_cancel(store_t *s, const char *id)
 	rec_t r;
 	int found = store_lock(s) == 0 && store_get(s, id, &r) == 0;
 	store_unlock(s);
-	if (found && rec_streq(&r, "type", "Crawl") && crawlpage_write(s, &r) < 0)
+	char dir[ID_LEN + 8];
+	snprintf(dir, sizeof dir, "crawls/%s", id);
+	/* one that never ran has no directory, no snapshot, no page */
+	if (found && rec_streq(&r, "type", "Crawl") && fs_exists(s->dfd, dir) && crawlpage_write(s, &r) < 0)
 		warnx_("unable to write %s/crawls/%s/index.html: %s", s->dir, id, strerror(errno));
 	if (found)
 		rec_free(&r);

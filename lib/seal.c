@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
 #include "crawlpage.h"
+#include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
 #include "lease.h"
@@ -159,13 +159,6 @@ seal_snapshot(store_t *s, const char *id, rec_t *out)
 	return seal_snapshot_with(s, id, out, NULL, 0, -1);
 }
 
-/*
- * The files first, then the record: the index files are written (with the
- * sealed version), a store barrier makes them and every hook output
- * written before durable ahead of the journal line (store.h), and only
- * then is "sealed" committed.  A crash before the commit leaves the
- * snapshot unsealed with index files that the next seal rewrites.
- */
 /* The snapshot's Process and ArchiveResult records, in start_ts order:
  * given (a first run's, as its worker printed them: no scan of the
  * crawl's journal, whose size grows with the crawl), else looked up. */

@@ -37,6 +37,7 @@ for s in $(abx-ls -d "$D" -k snapshot --jsonl | jq -r .id); do
 done
 is "${bad:-}" "" "a row for each snapshot, linked to its page, which exists"
 like "$(cat "$P")" 'href="../../index.html"' "and a link back to the site index"
+is "$(find "$D/crawls" -mindepth 1 -maxdepth 1 -type d ! -name "$C")" "" "no other directory was made beside it"
 rm "$P"
 expect_exit 0 "abx-seal CRAWL again" abx-seal -d "$D" "$C"
 ok "writes the page again" test -s "$P"
