@@ -300,7 +300,9 @@ crawlpage_write(store_t *s, const rec_t *crawl)
 	char dir[ID_LEN + 8], path[ID_LEN + 32];
 	snprintf(dir, sizeof dir, "crawls/%s", cid);
 	snprintf(path, sizeof path, "%s/index.html", dir);
-	int rc = fs_mkdirs(s->dfd, dir) < 0 || fs_replace(s->dfd, path, b.p, b.len, 0) < 0 ? -1 : 0;
+	/* synced with its directory entry, as the site index pages are: a
+	 * tool that exits 0 has made durable what it wrote */
+	int rc = fs_mkdirs(s->dfd, dir) < 0 || fs_replace(s->dfd, path, b.p, b.len, s->durable) < 0 ? -1 : 0;
 	int e = errno;
 	for (size_t i = 0; i < c.n; i++) {
 		rec_free(&c.v[i].r);
