@@ -144,6 +144,7 @@ seal_queued(crawlrun_t *cr)
 		if (store_get(s, v[i].id, &r) < 0)
 			continue;
 		record_status(&r, "sealed", -1);
+		rec_set_null(&r, "lease");   /* final: nobody holds it */
 		rec_set_str(&r, "sealed_reason", cr->stop_reason);
 		buf_t b = {0};
 		buf_addf(&b, "not archived: %s reached", cr->stop_reason);
