@@ -95,10 +95,17 @@ note_failure(worker_t *w, const rec_t *r)
 		char *notes = rec_str(r, "notes");
 		result_reason_line(notes, &w->fail_why);
 		free(notes);
-	} else if (pl && strcmp(pl, w->fail_plugin) && !strstr(buf_cstr(&w->fail_more), pl)) {
-		if (w->fail_more.len)
-			buf_adds(&w->fail_more, ", ");
-		buf_adds(&w->fail_more, pl);
+	} else if (pl && strcmp(pl, w->fail_plugin)) {
+		/* each plugin once: look for ", NAME," in ", a, b," */
+		buf_t all = {0}, key = {0};
+		buf_addf(&all, ", %s,", buf_cstr(&w->fail_more));
+		buf_addf(&key, ", %s,", pl);
+		if (!strstr(all.p, key.p)) {
+			if (w->fail_more.len)
+				buf_adds(&w->fail_more, ", ");
+			buf_adds(&w->fail_more, pl);
+		}
+		buf_free(&all), buf_free(&key);
 	}
 	free(pl);
 }

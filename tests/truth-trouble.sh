@@ -50,4 +50,14 @@ abx-ctl -d "$D" retry "$S" --plugins broken
 abx-tick -d "$D" >"$T/out" 2>"$T/err"
 is "$?" 2 "a retry that fails again exits 2"
 like "$(cat "$T/err")" "page1.html: broken failed" "and names the page"
+# two plugins failed on one page: still one line, naming the other
+mkdir -p "$T/plugins/broken2"
+printf '#!/bin/sh\necho "broken2: gave up" >&2\nexit 4\n' >"$T/plugins/broken2/on_Snapshot__30_broken2.sh"
+chmod +x "$T/plugins/broken2/on_Snapshot__30_broken2.sh"
+abx-add -d "$D" --plugins broken,broken2 "$BASE/site/page3.html?two" >/dev/null
+abx-tick -d "$D" >"$T/out" 2>"$T/err"
+is "$?" 2 "two plugins failed: exit 2"
+is "$(cat "$T/err")" \
+	"abx-tick: error: $BASE/site/page3.html?two: broken failed: exit status 1: broken: unable to render the page: net::ERR_ABORTED (also failed: broken2)" \
+	"one line, naming the other plugin that failed"
 done_testing
