@@ -148,6 +148,9 @@ main(int argc, char **argv)
 		warnx_("%s is paused; resume it first", id);
 		code = 1;
 		break;
+	case SEAL_UNRUN:
+		die(EX_DATAERR_, "snapshot %s is queued and none of its hooks ran; sealing it would say "
+		    "it was archived: run it (abx-tick) or cancel it (abx-ctl cancel %s)", id, id);
 	default:
 		die(s.err ? s.err : EX_SOFT_, "unable to seal %s: %s", id,
 		    s.errmsg[0] ? s.errmsg : "internal error");

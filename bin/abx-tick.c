@@ -45,7 +45,14 @@ static const char options[] =
 static const char usage[] =
     "abx-tick [-d DIR] [-n] [-v] [--crawl ID] [--daemon [--poll SECONDS]]";
 
-static volatile sig_atomic_t nsignals, lastsig, hup;
+static volatile sig_atomic_t nsignals, lastsig, hup, winch;
+
+static void
+on_winch(int sig)
+{
+	(void)sig;
+	winch = 1;   /* the display fits the terminal's new width */
+}
 
 static void
 on_signal(int sig)
@@ -138,6 +145,7 @@ main(int argc, char **argv)
 	t.only_crawl = crawl;
 	t.signals = &nsignals;
 	t.tty = isatty(1);
+	t.winch = &winch;
 	const char *nc = getenv("NO_COLOR");
 	t.color = t.tty && !(nc && *nc);
 	if (dry) {
@@ -160,6 +168,11 @@ main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* a resize must not fail a blocking call (a flock, a write to the
+	 * terminal) with EINTR: restarted; poll() still wakes to redraw */
+	sa.sa_handler = on_winch;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGWINCH, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	int rc;
@@ -182,13 +195,7 @@ main(int argc, char **argv)
 		if (gone && rc == 1)
 			rc = 0;
 	}
-	if (t.tty && (t.crawls || t.snapshots)) {
-		double secs = (clock_mono() - t.started_us) / 1e6;
-		printf("abx-tick: %d crawl run%s, %d snapshot%s sealed, %d outlinks queued, %d requeued, "
-		       "%d worker failure%s in %.1f s\n",
-		    t.crawls, t.crawls == 1 ? "" : "s", t.snapshots, t.snapshots == 1 ? "" : "s",
-		    t.discovered, t.requeued, t.failed_workers, t.failed_workers == 1 ? "" : "s", secs);
-	}
+	tick_summary(&t);
 	close(lfd);
 	tick_free(&t);
 	/* acknowledge after durable: what the pass did is synced now */
@@ -197,11 +204,5 @@ main(int argc, char **argv)
 		if (!t.err)
 			t.err = s.err;
 	}
-	if (rc == EX_CONFIG_)
-		return rc;
-	if (rc == 2)
-		return 128 + lastsig;
-	if (rc == 3 || t.err)
-		return t.err ? t.err : EX_IOERR_;
-	return rc;
+	return tick_exit(&t, rc, lastsig);
 }

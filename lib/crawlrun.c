@@ -8,7 +8,9 @@
  * every 10 s, the filesystem synced every 250 ms (the group commit of the
  * workers' and our own commits); CrawlCleanup; then the crawl sealed or
  * requeued (seal_crawl).  A failure of the store stops new work in the
- * run; the crawl is then put back (crawl_run returns -1).
+ * run; the crawl is then put back (crawl_run returns -1).  A snapshot
+ * whose hooks failed is said in one line on stderr when its worker ends
+ * (worker_report_failures), below the display, which is cleared first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -162,6 +164,8 @@ seal_queued(crawlrun_t *cr)
 		if (store_get(s, v[i].id, &r) < 0)
 			continue;
 		record_status(&r, "sealed", -1);
+		rec_set_null(&r, "lease");   /* final: nobody holds it */
+		rec_set_str(&r, "sealed_reason", cr->stop_reason);
 		buf_t b = {0};
 		buf_addf(&b, "not archived: %s reached", cr->stop_reason);
 		rec_set_str(&r, "notes", b.p);
@@ -281,8 +285,10 @@ worker_failed(crawlrun_t *cr, worker_t *w, int code, long fails)
 		rec_set_null(&cur, "lease");
 		int64_t back = 60LL * 1000000 << (fails < 10 ? fails - 1 : 9);
 		record_status(&cur, fails >= 3 ? "sealed" : "queued", fails >= 3 ? -1 : clock_now() + back);
-		if (fails >= 3)
+		if (fails >= 3) {
 			rec_set_str(&cur, "notes", "abx-hook failed three times; sealed");
+			rec_set_str(&cur, "sealed_reason", "worker_failed");
+		}
 		store_put(s, &cur);
 		rec_free(&cur);
 	}
@@ -406,6 +412,10 @@ worker_done(crawlrun_t *cr, worker_t *w, rec_t *r)
 		requeue_later(t, w->id, "the store failed");
 		return;
 	}
+	/* trouble is said without -v: a line a snapshot whose hooks failed */
+	char *url = rec_str(r, "url");
+	worker_report_failures(t, w, url ? url : w->url);
+	free(url);
 	int rc = seal_snapshot_with(s, w->id, NULL, w->first_run ? w->recs : NULL, w->nrecs, size);
 	if (rc == SEAL_OK) {
 		t->snapshots++;
@@ -766,7 +776,7 @@ watch(crawlrun_t *cr)
 			found = 0;
 		}
 		if (found) {
-			int was = cr->cancelled;
+			int was = cr->cancelled, was_paused = cr->paused;
 			cr->paused = rec_streq(&c, "status", "paused");
 			cr->cancelled = record_is_final(&c);
 			if (cr->cancelled && !was) {
@@ -778,8 +788,9 @@ watch(crawlrun_t *cr)
 						cr->w[i].signalled = 1;
 					}
 			}
-			if (cr->paused && t->verbose && cr->nw)
-				info("crawl %s paused: %d running snapshots finish", cr->cid, cr->nw);
+			if (cr->paused && !was_paused && t->verbose)
+				info("crawl %s paused: %d running snapshot%s finish", cr->cid, cr->nw,
+				    cr->nw == 1 ? "" : "s");
 			rec_free(&c);
 		}
 		/* a snapshot cancelled on its own: interrupt its hooks */
@@ -828,6 +839,8 @@ reap(crawlrun_t *cr, int timeout_ms)
 		int status;
 		if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
 			worker_read(w);
+			/* what finish prints goes below the display, not into it */
+			progress_clear(cr->t, &cr->drawn);
 			finish(cr, w, status);
 			cr->w[i] = cr->w[--cr->nw];
 		} else {
@@ -1019,6 +1032,8 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 			continue;
 		progress_draw(t, cr->w, cr->nw, &cr->drawn, 0);
 		reap(cr, 250);
+		if (t->verbose)
+			progress_clear(t, &cr->drawn);   /* -v logs below it, not into it */
 		/* forward each signal once: abx-hook takes a second one as
 		 * "kill the hooks now", so a repeat would cut their grace */
 		for (int i = 0; i < cr->nw; i++)
@@ -1045,13 +1060,15 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 		if (claim_release(s, cr->cid, 0) < 0)
 			tick_error(t, "unable to release crawl %s", cr->cid);
 		if (t->verbose)
-			info("crawl %s requeued (%s)", cr->cid, cr->broken ? "the store failed" : "interrupted by a signal");
+			info("crawl %s %s (%s)", cr->cid, cr->paused ? "stays paused" : "requeued",
+			    cr->broken ? "the store failed" : "interrupted by a signal");
 	} else {
 		int rc = seal_crawl(s, cr->cid, NULL);
 		if (rc == SEAL_ERR)
 			tick_error(t, "unable to seal crawl %s", cr->cid);
 		else if (t->verbose)
-			info("crawl %s %s", cr->cid, rc == SEAL_OK ? "sealed" : "requeued until its next snapshot is due");
+			info("crawl %s %s", cr->cid, rc == SEAL_OK ? "sealed" : rc == SEAL_PAUSED ? "stays paused"
+			                                           : "requeued until its next snapshot is due");
 		cr->broken = rc == SEAL_ERR;
 		/* PACK_ON_SEAL: the sealed crawl packed beside the data (pack.c) */
 		if (rc == SEAL_OK && pack_on_seal(s, cr->cid, conf_get(&cr->conf, "PACK_ON_SEAL")) < 0)

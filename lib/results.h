@@ -87,6 +87,17 @@ typedef struct {
 	int64_t now;
 } result_t;
 
+/*
+ * The first line of a result's reason, for a one-line report (abx-tick's
+ * failure lines, the crawl page): notes split into lines and "; " parts,
+ * noise left out (chromium's D-Bus complaints and its WARNING/INFO log
+ * lines, which a headless run prints whatever went wrong), then the first
+ * part, with the next one after a bare "exit status N" or "killed by
+ * signal N" ("exit status 8: 404 Not Found").  Control characters become
+ * spaces; at most 200 bytes (cut at a character).  Appended to out.
+ */
+void result_reason_line(const char *notes, buf_t *out);
+
 /* The ArchiveResult and Process records of one hook run. */
 void result_archive(rec_t *r, const result_t *x);
 void result_process(rec_t *r, const result_t *x, const char *host, int running);

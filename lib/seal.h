@@ -2,8 +2,12 @@
  * seal.h — finishing snapshots and crawls, and the index files.
  *
  * seal_snapshot(): under the store lock, the snapshot becomes sealed
- * (retry_at null, lease dropped, downloaded_at and output_size set) unless
- * it is paused; then its index files are written, each by temp + rename:
+ * (retry_at null, lease dropped, output_size set, and sealed_reason
+ * "archived" with downloaded_at when a hook ran for it, else "no_hooks"
+ * without) unless it is paused (SEAL_PAUSED) or queued with no result that
+ * ran (SEAL_UNRUN: sealing it would say it was archived); a result still
+ * queued (by abx-ctl retry, not run again) is made skipped with a note,
+ * at a reseal too; then its index files are written, each by temp + rename:
  *   index.jsonl  the Snapshot record, then the installed Binary records,
  *                the Process records, then the ArchiveResults in start_ts
  *                order (ArchiveBox's record formats, archivebox-runner §5.2)
@@ -14,8 +18,11 @@
  * a no-op: it is idempotent.
  *
  * seal_crawl(): ArchiveBox's finalize rule.  A crawl with no snapshot
- * queued, started or paused is sealed; otherwise it is requeued at its
- * earliest active child's retry_at and SEAL_REQUEUED is returned.
+ * queued, started or paused is sealed (sealed_reason "finished" unless a
+ * cancel said "cancelled"; no lease) and its page written (crawlpage.h),
+ * at every reseal too; a paused one stays paused, its lease dropped
+ * (SEAL_PAUSED, *out untouched); otherwise it is requeued at its earliest
+ * active child's retry_at and SEAL_REQUEUED is returned.
  *
  * seal_pack(): a sealed snapshot's or crawl's directory into an archive
  * through libarchive, the format chosen by the suffix of FILE: .tar.gz,
@@ -38,7 +45,8 @@
 #include "store.h"
 
 enum { SEAL_OK = 0, SEAL_REQUEUED, SEAL_NOTFOUND, SEAL_PAUSED, SEAL_BADKIND, SEAL_ERR,
-	SEAL_EXISTS, SEAL_BADFORMAT };
+	SEAL_EXISTS, SEAL_BADFORMAT,
+	SEAL_UNRUN /* a queued snapshot none of whose hooks ran */ };
 
 int seal_snapshot(store_t *s, const char *id, rec_t *out);
 /* The same, with the snapshot's Process and ArchiveResult records given
