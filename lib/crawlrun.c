@@ -582,6 +582,7 @@ robots_refuse(crawlrun_t *cr, const char *id, const char *key)
 	if (store_get(s, id, &r) == 0) {
 		if (rec_streq(&r, "status", "queued")) {
 			record_status(&r, "sealed", -1);
+			rec_set_str(&r, "sealed_reason", "robots_txt");
 			rec_set_str(&r, "notes", rb->disallow_all ?
 			    "not archived: ROBOTS_TXT=obey and the host's robots.txt could not be read (RFC 9309: "
 			    "complete disallow)" : "not archived: ROBOTS_TXT=obey and the host's robots.txt disallows it");

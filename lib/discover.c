@@ -336,6 +336,7 @@ consider(discctx_t *d, rec_t *r)
 	if (refused) {
 		char *why = xasprintf("not archived: %s", refused);
 		record_status(&child, "sealed", -1);
+		rec_set_str(&child, "sealed_reason", "network_zone");
 		rec_set_str(&child, "notes", why);
 		free(why);
 	}

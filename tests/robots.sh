@@ -31,8 +31,8 @@ is "$(grep -c ' /robots.txt$' "$T/timing")" 1 "robots.txt was fetched once"
 is "$(awk '$4 ~ /page/ { print $4 }' "$T/timing" | sort | tr '\n' ' ')" "/site/page1.html /site/page2.html " \
 	"the pages abx's group allows were fetched, and only those"
 S=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r 'select(.url | test("page3")) | .id')
-is "$(abx-ls -d "$D" "$S" | jq -r '"\(.status): \(.notes)"')" \
-	"sealed: not archived: ROBOTS_TXT=obey and the host's robots.txt disallows it" "the disallowed page is sealed unrun, and says why"
+is "$(abx-ls -d "$D" "$S" | jq -r '"\(.status) \(.sealed_reason): \(.notes)"')" \
+	"sealed robots_txt: not archived: ROBOTS_TXT=obey and the host's robots.txt disallows it" "the disallowed page is sealed unrun, and says why"
 gap=$(awk '$4 ~ /page[12]/ { print $2, $3 }' "$T/timing" | sort -n | awk 'NR == 1 { e = $2 } NR == 2 { printf "%d", ($1 - e >= 0.5) }')
 is "$gap" 1 "Crawl-delay: 0.5 spaced the host's pages"
 key=$(printf '127.0.0.1%%3A%s' "$HTTPD_PORT")
