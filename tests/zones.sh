@@ -56,7 +56,7 @@ is "$(ran "$D")" "http://198.51.100.8/public http://[2001:db8::1]/public6 " "onl
 is "$(children "$D" | grep '169.254.169.254')" \
 	"http://169.254.169.254/latest/meta-data/ sealed not archived: 169.254.169.254 is in the linklocal network zone and the crawl's seeds are not (ALLOW_PRIVATE_NETWORKS)" \
 	"a refused URL is a sealed snapshot, never run, whose notes say why"
-is "$(abx-ls -d "$D" -k snapshot --jsonl | jq -r 'select(.notes | test("network zone")) | .sealed_reason' | sort -u)" network_zone \
+is "$(abx-ls -d "$D" -k snapshot --jsonl | jq -r 'select((.notes // "") | test("network zone")) | .sealed_reason' | sort -u)" network_zone \
 	"and whose sealed_reason is network_zone"
 for z in 'localhost loopback' '\[::1\] loopback' '10.1.2.3 private' '172.16.0.1 private' \
 	'192.168.1.1 private' '100.64.0.1 cgnat' '0.0.0.0 unspecified' '\[fd00::1\] uniquelocal' \
