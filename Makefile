@@ -14,43 +14,62 @@ CFLAGS  ?= -O2 -g
 XCFLAGS  = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Ilib \
            -DABX_SHAREDIR='"$(SHAREDIR)"'
 LDLIBS  = -larchive -linotifytools -lidn2 -lpsl -lz
+# A sanitizer build lives apart, in build/asan/ (its objects, tools, unit
+# tests and a copy of share/ with its own parse_html_urls helper): make
+# check never leaves an ASan binary in bin/, and switching between make
+# and make check rebuilds neither.
+O       =
 ifeq ($(SANITIZE),1)
 CFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+O       = build/asan/
 endif
 
 TOOLS   = abx-add abx-claim abx-ls abx-ctl abx-hook abx-seal abx-tick
-PROGS   = $(patsubst %.c,%,$(sort $(wildcard bin/abx-*.c)))
+PROGS   = $(patsubst %.c,$(O)%,$(sort $(wildcard bin/abx-*.c)))
 BENCHES = $(patsubst %.c,%,$(sort $(wildcard bench/*.c)))
-HELPERS = $(patsubst %.c,%,$(wildcard share/abx/plugins/parse_html_urls/parse_html_urls.c))
+HELPERS = $(patsubst %.c,$(O)%,$(wildcard share/abx/plugins/parse_html_urls/parse_html_urls.c))
 LIBSRC  = $(sort $(wildcard lib/*.c))
-LIBOBJ  = $(LIBSRC:.c=.o)
+LIBOBJ  = $(patsubst %.c,$(O)%.o,$(LIBSRC))
+LIBA    = $(O)lib/libabx.a
 UNITSRC = $(sort $(wildcard tests/unit/*.c))
-UNITS   = $(UNITSRC:.c=.t)
+UNITS   = $(patsubst %.c,$(O)%.t,$(UNITSRC))
 MANS    = $(sort $(wildcard man/*.[1-9]))
 
-all: lib/libabx.a $(PROGS) $(HELPERS) $(UNITS)
+all: $(LIBA) $(PROGS) $(HELPERS) $(UNITS)
 
-# Rebuild everything when the flags change (a sanitizer build and a plain one).
-build.flags: FORCE
+# Rebuild a flavour's objects when its flags change.
+$(O)build.flags: FORCE
+	@mkdir -p $(@D)
 	@echo '$(CC) $(CFLAGS) $(XCFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(XCFLAGS)' > $@
 
-lib/%.o: lib/%.c lib/*.h build.flags
+$(O)lib/%.o: lib/%.c lib/*.h $(O)build.flags
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(XCFLAGS) -c -o $@ $<
 
-lib/libabx.a: $(LIBOBJ)
+$(LIBA): $(LIBOBJ)
 	rm -f $@ && ar rcs $@ $(LIBOBJ)
 
-bin/%: bin/%.c lib/libabx.a lib/*.h build.flags
-	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< lib/libabx.a $(LDLIBS)
+$(O)bin/%: bin/%.c $(LIBA) lib/*.h $(O)build.flags
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
 
-share/abx/plugins/parse_html_urls/parse_html_urls: share/abx/plugins/parse_html_urls/parse_html_urls.c lib/libabx.a build.flags
-	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< lib/libabx.a $(LDLIBS)
+# the tools find their plugins at <exe>/../share: a sanitizer build gets a
+# copy of share/ (refreshed at each make), its helper built into it
+ifneq ($(O),)
+all: $(O)share
+$(O)share: FORCE
+	@mkdir -p $@ && (cd share && tar cf - --exclude=abx/plugins/parse_html_urls/parse_html_urls abx) | (cd $@ && tar xf -)
+endif
+
+$(O)share/abx/plugins/parse_html_urls/parse_html_urls: share/abx/plugins/parse_html_urls/parse_html_urls.c $(LIBA) $(O)build.flags | $(if $(O),$(O)share)
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
 
 bench/%: bench/%.c lib/libabx.a lib/*.h build.flags
 	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< lib/libabx.a $(LDLIBS) -lsqlite3
 
-tests/unit/%.t: tests/unit/%.c tests/unit/tap.h lib/libabx.a build.flags
-	$(CC) $(CFLAGS) $(XCFLAGS) -Itests/unit -o $@ $< lib/libabx.a $(LDLIBS)
+$(O)tests/unit/%.t: tests/unit/%.c tests/unit/tap.h $(LIBA) $(O)build.flags
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(XCFLAGS) -Itests/unit -o $@ $< $(LIBA) $(LDLIBS)
 
 deps:
 	@sh tests/lib/deps.sh
@@ -58,9 +77,10 @@ deps:
 check: deps
 	$(MAKE) SANITIZE=1 all
 	$(MAKE) lint
+	ABX_TEST_BIN=$(CURDIR)/build/asan/bin ABX_TEST_SHARE=$(CURDIR)/build/asan/share \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  prove -j2 --timer tests/unit/*.t tests/*.sh
+	  prove -j2 --timer build/asan/tests/unit/*.t tests/*.sh
 
 SHELLS  = $(wildcard .ci/run tests/*.sh tests/lib/*.sh bench/*.sh examples/*.sh examples/run \
             share/abx/plugins/*/on_*.sh)
@@ -91,6 +111,7 @@ uninstall:
 
 clean:
 	rm -f $(PROGS) $(HELPERS) $(UNITS) $(BENCHES) lib/*.o lib/libabx.a build.flags tests.log
+	rm -rf build
 	rm -rf bench/out
 
 .PHONY: all deps check lint bench demo install uninstall clean FORCE

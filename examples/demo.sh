@@ -4,7 +4,7 @@
 # say where to open the result.  DEMO_DIR overrides the data directory.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-PATH="$top/bin:$PATH"
+PATH="${ABX_TEST_BIN:-$top/bin}:$PATH"   # make check: its sanitizer build
 dir=${DEMO_DIR:-$top/demo}
 work=$(mktemp -d "${TMPDIR:-/tmp}/abx-demo.XXXXXX")
 pid=""

@@ -10,7 +10,7 @@ for p in uvhook needs; do cp -R "$TOP/tests/data/plugins-compat/$p" "$T/plugins/
 D=$T/data
 abx-add -d "$D" --plugins uvhook,needs http://127.0.0.1:9/i >/dev/null
 S=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r .id)
-PATH=$TOP/bin:/usr/bin:/bin
+PATH=$BIN:/usr/bin:/bin
 export PATH HOME="$T/home"
 if command -v uv >/dev/null; then
 	echo "1..0 # SKIP uv is installed in /usr/bin or /bin: its absence cannot be shown"

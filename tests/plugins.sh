@@ -7,7 +7,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib/httpd.sh
 . "$(dirname "$0")/lib/httpd.sh"
 
-PLUG=$TOP/share/abx/plugins
+PLUG=$SHARE/abx/plugins
 PHU=$PLUG/parse_html_urls/parse_html_urls
 CTX='{"snapshot_id":"0190b0d0-0000-7000-8000-000000000001","snapshot_depth":0,"plugin":"x","hook_name":"y"}'
 plan 59

@@ -10,7 +10,7 @@ if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null 2>&1; then
 	echo "1..0 # SKIP needs root and setpriv(1) to run hooks as root and as nobody"
 	exit 0
 fi
-PLUG=$TOP/share/abx/plugins
+PLUG=$SHARE/abx/plugins
 chmod 755 "$T"    # nobody walks into it
 mkdir -p "$T/bin"
 cat >"$T/bin/chromium" <<'EOS'

@@ -12,7 +12,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib/tap.sh
 . "$(dirname "$0")/lib/tap.sh"
 
-HOOK=$TOP/share/abx/plugins/parse_html_urls/on_Snapshot__75_parse_html_urls.sh
+HOOK=$SHARE/abx/plugins/parse_html_urls/on_Snapshot__75_parse_html_urls.sh
 SUITE=$TOP/tests/data/wpt-url/urltestdata.json
 plan 5
 

@@ -7,11 +7,15 @@
 #   expect_exit 65 "bad url" abx-add -d "$D" 'not a url'
 #
 # Every test gets a fresh data directory in $T (removed at exit) and the
-# freshly built tools first on PATH.
+# freshly built tools first on PATH: $ABX_TEST_BIN (make check: the
+# sanitizer build's, build/asan/bin), else bin/.  $SHARE is the share/
+# directory those tools use (build/asan/share under make check).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-PATH="$TOP/bin:$PATH"
-export PATH TOP
+BIN=${ABX_TEST_BIN:-$TOP/bin}
+SHARE=${ABX_TEST_SHARE:-$TOP/share}
+PATH="$BIN:$PATH"
+export PATH TOP BIN SHARE
 T=$(mktemp -d "${TMPDIR:-/tmp}/abx-test.XXXXXX")
 export T
 unset ABX_DIR ABX_NOW ABX_TEST_FAULT ABX_PLUGINS_DIR
