@@ -378,7 +378,10 @@ store_lock(store_t *s)
 	int err = s->err;
 	char msg[sizeof s->errmsg];
 	memcpy(msg, s->errmsg, sizeof msg);
+	index_mark_needed(s);
 	for (size_t i = 0; i < s->njs; i++) {
+		if (!s->js[i].need)
+			continue;
 		char j[128];
 		snprintf(j, sizeof j, "%s", s->js[i].j);
 		journal_sync(s, j);
@@ -406,7 +409,7 @@ store_unlock(store_t *s)
 	else
 		store_commit(s);
 	/* compact the index when tombstones dominate, while we hold the lock */
-	if (!s->rollback && s->flines > 4 * s->nlive + 4096)
+	if (!s->rollback && index_bloated(s))
 		index_write_full(s);
 	flock(s->lockfd, LOCK_UN);
 	s->locked = 0;

@@ -95,6 +95,7 @@ typedef struct pending pending_t;
 typedef struct {
 	char j[128];                   /* a journal the index knows */
 	int64_t end;                   /* its size when last indexed */
+	int need;                      /* replayed at each lock (index.c) */
 } jstate_t;
 
 typedef struct store {

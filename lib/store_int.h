@@ -30,6 +30,8 @@ int index_refresh(store_t *s);
  * and makes the index be reloaded. */
 void index_append(store_t *s, buf_t *b);
 void index_write_full(store_t *s);   /* compact the index */
+void index_mark_needed(store_t *s);  /* set jstate need (see index.c) */
+int index_bloated(const store_t *s);
 void index_set_from(store_t *s, const rec_t *r, int64_t off);
 
 /* store.c: the order of the due queue (retry_at, created_at, id) */
