@@ -42,5 +42,12 @@
 /* Seconds, 0 for disabled, -1 for malformed or out of range. */
 long long retention_parse(const char *s);
 int retention_run(store_t *s, int batch, int verbose);
+/* Note a Crawl record about to be committed final in the order retention
+ * reads (see retention.c); the store calls it before the line is written,
+ * so a crash leaves an extra candidate, never a missing one. */
+void retention_note(store_t *s, const rec_t *r);
+/* Under the store lock: rewrite that order from crawls.jsonl (the repair
+ * pass; it costs the whole journal).  0, or -1 (s->err set). */
+int retention_rebuild(store_t *s);
 
 #endif

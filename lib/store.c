@@ -18,6 +18,7 @@
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
+#include "retention.h"
 #include "store_int.h"
 
 struct pending {
@@ -517,6 +518,8 @@ store_get(store_t *s, const char *id, rec_t *out)
 		return 0;
 	if (!id_valid(id))
 		return -1;
+	if (crawl_loc_get(s, id, out) == 0)
+		return 0;
 	for (int i = 0; tops[i]; i++)
 		if (journal_find(s, tops[i], id, out, NULL) == 0)
 			return 0;
@@ -560,6 +563,66 @@ store_put(store_t *s, rec_t *r)
 	free(id);
 }
 
+/*
+ * The location hint of a finished crawl: crawls/<id>/.crawl.off holds the
+ * offset in crawls.jsonl of its latest (final) version, so that a lookup
+ * of a finished crawl by id reads one line, not the journal of every
+ * crawl.  It is written before the line it names: a crash leaves a hint
+ * naming a line that is not there (or another record's), which the
+ * lookup checks (the id at that offset, and that no index entry is newer)
+ * and then falls back to a scan of crawls.jsonl.  A compaction of
+ * crawls.jsonl makes the hints stale in the same, checked, way.
+ */
+void
+crawl_loc_write(store_t *s, const char *id, int64_t off)
+{
+	char rel[128], txt[32];
+	snprintf(rel, sizeof rel, "crawls/%s", id);
+	if (fs_mkdirs(s->dfd, rel) < 0)
+		return;
+	snprintf(rel, sizeof rel, "crawls/%s/.crawl.off", id);
+	int n = snprintf(txt, sizeof txt, "%lld\n", (long long)off);
+	if (fs_write_new(s->dfd, rel, txt, n) < 0)
+		warnsys("unable to write %s/%s (a hint: lookups of this crawl scan %s/crawls.jsonl)", s->dir,
+		    rel, s->dir);
+}
+
+int
+crawl_loc_get(store_t *s, const char *id, rec_t *out)
+{
+	char rel[128];
+	buf_t b = {0}, line = {0};
+	snprintf(rel, sizeof rel, "crawls/%s/.crawl.off", id);
+	if (fs_read(s->dfd, rel, &b) < 0) {
+		buf_free(&b);
+		return -1;
+	}
+	char *e, *txt = buf_cstr(&b);
+	long long off = strtoll(txt, &e, 10);
+	int bad = e == txt || off < 0;
+	buf_free(&b);
+	if (bad)
+		return -1;
+	int fd = fs_open(s->dfd, "crawls.jsonl", O_RDONLY, 0);
+	if (fd < 0)
+		return -1;
+	int rc = -1;
+	char lid[ID_LEN + 1];
+	/* the line must start at off (the line before ends there) */
+	char before = '\n';
+	if ((off == 0 || pread(fd, &before, 1, off - 1) == 1) && before == '\n' &&
+	    read_line_at(fd, off, &line) == 0 && line_id(line.p, line.len, lid) == 0 &&
+	    strcmp(lid, id) == 0 && rec_parse(out, line.p, line.len) == 0) {
+		if (rec_streq(out, "type", "Crawl") && record_is_final(out))
+			rc = 0;
+		else
+			rec_free(out);
+	}
+	close(fd);
+	buf_free(&line);
+	return rc;
+}
+
 /* One journal's part of a commit. */
 typedef struct {
 	char j[128];
@@ -598,6 +661,12 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 		int64_t off = w->base + lines.len;
 		rec_line(&p->rec, &lines);
 		buf_addc(&lines, '\n');
+		if (!p->active && strcmp(j, "crawls.jsonl") == 0 && rec_streq(&p->rec, "type", "Crawl")) {
+			/* hints of a finished crawl, before its line (a crash
+			 * leaves an extra hint, never a missing one) */
+			crawl_loc_write(s, p->id, off);
+			retention_note(s, &p->rec);
+		}
 		ient_t *e = index_slot(s, p->id, 0);
 		int was_live = e && e->live;
 		if (p->active || was_live) {

@@ -34,6 +34,10 @@ void index_mark_needed(store_t *s);  /* set jstate need (see index.c) */
 int index_bloated(const store_t *s);
 void index_set_from(store_t *s, const rec_t *r, int64_t off);
 
+/* store.c: the location hint of a finished crawl (crawls/<id>/.crawl.off) */
+void crawl_loc_write(store_t *s, const char *id, int64_t off);
+int crawl_loc_get(store_t *s, const char *id, rec_t *out);   /* 0 found, -1 not */
+
 /* store.c: the order of the due queue (retry_at, created_at, id) */
 int ient_cmp(const void *a, const void *b);
 
