@@ -483,7 +483,7 @@ index_mark_needed(store_t *s)
 int
 index_bloated(const store_t *s)
 {
-	return s->flines > 2 * s->nlive + 256;
+	return s->flines > 2 * s->nlive + 64;
 }
 
 /* Replace the index by one line per live entry (a compaction). */
