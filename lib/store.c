@@ -438,8 +438,8 @@ store_get_in(store_t *s, const char *id, const char *journal, rec_t *out)
 		rec_copy(out, &p->rec);
 		return 0;
 	}
-	if (!s->tab && !s->locked)
-		index_refresh(s);
+	if (!s->locked)
+		index_refresh(s);   /* what other processes committed since */
 	ient_t *e = index_slot(s, id, 0);
 	char j[128];
 	if (e && e->live) {
