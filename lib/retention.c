@@ -17,6 +17,7 @@
 #include "lease.h"
 #include "retention.h"
 #include "seal.h"
+#include "siteindex.h"
 
 extern char **environ;
 
@@ -410,46 +411,27 @@ by_expiry(const void *a, const void *b)
 typedef struct {
 	const char *cid;
 	int unfinished;
+	char (*sealed)[ID_LEN + 1];   /* its sealed snapshots: in the site index */
+	size_t nsealed;
 } kids_t;
 
 static int
 check_kids(rec_t *r, void *arg)
 {
 	kids_t *k = arg;
-	if (rec_streq(r, "type", "Snapshot") && (!record_is_final(r) || !rec_isnull(r, "retry_at")))
+	if (!rec_streq(r, "type", "Snapshot"))
+		return 0;
+	if (!record_is_final(r) || !rec_isnull(r, "retry_at")) {
 		k->unfinished++;
+		return 0;
+	}
+	char *id = rec_str(r, "id");
+	if (id_valid(id)) {
+		k->sealed = xrealloc(k->sealed, (k->nsealed + 1) * sizeof *k->sealed);
+		memcpy(k->sealed[k->nsealed++], id, ID_LEN + 1);
+	}
+	free(id);
 	return 0;
-}
-
-/* Drop the removed crawls' lines from the site index (a hint). */
-static void
-prune_site_index(store_t *s, cand_t *gone, size_t n)
-{
-	buf_t in = {0}, out = {0};
-	if (fs_read(s->dfd, "index.jsonl", &in) < 0) {
-		buf_free(&in);
-		return;
-	}
-	char *q = in.p, *end = in.p + in.len;
-	while (q < end) {
-		char *nl = memchr(q, '\n', end - q);
-		size_t len = nl ? (size_t)(nl - q) : (size_t)(end - q);
-		int drop = 0;
-		for (size_t i = 0; i < n && !drop; i++)
-			drop = memmem(q, len, gone[i].id, ID_LEN) != NULL;
-		if (!drop && nl) {
-			buf_add(&out, q, len);
-			buf_addc(&out, '\n');
-		}
-		q += len + 1;
-	}
-	/* durable: the site index is appended to behind a barrier (seal.h),
-	 * and a rewrite that a power loss empties would lose all of it */
-	if (fs_replace(s->dfd, "index.jsonl", out.p ? out.p : "", out.len, s->durable) < 0)
-		warnsys("unable to rewrite %s/index.jsonl", s->dir);
-	unlinkat(s->dfd, "index/site.json", 0);   /* the pages are rebuilt */
-	buf_free(&in);
-	buf_free(&out);
 }
 
 /* Under the store lock: move crawls/ID into TRASH (0), or say that it is
@@ -525,7 +507,7 @@ expire(store_t *s, const cand_t *c, int verbose)
 		} else if (applies && !(tpl && !strcmp(tpl, "true"))) {
 			char j[128];
 			store_crawl_journal(c->id, j, sizeof j);
-			kids_t k = {c->id, 0};
+			kids_t k = {c->id, 0, NULL, 0};
 			store_each(s, j, "\"Snapshot\"", check_kids, &k);
 			/* re-checked under the lock: a crawl retried and sealed
 			 * again since is younger now (its new seal has a line
@@ -539,12 +521,16 @@ expire(store_t *s, const cand_t *c, int verbose)
 				rec_set_str(&r, "notes", "removed by retention (DELETE_AFTER)");
 				store_put(s, &r);
 				store_commit(s);
+				/* its snapshots leave the site index: a line each */
+				for (size_t i = 0; i < k.nsealed; i++)
+					site_index_remove(s, k.sealed[i], c->id);
 				fault_point("retention-after-tombstone");
 				in_place = move_away(s, c->id) < 0;
 				done = 1;
 				if (verbose)
 					info("crawl %s expired and removed", c->id);
 			}
+			free(k.sealed);
 		}
 		rec_free(&r);
 	}
@@ -584,12 +570,11 @@ retention_run(store_t *s, int batch, int verbose)
 	if (no)
 		qsort(order, no, sizeof(cand_t *), by_expiry);
 	size_t removed = 0;
-	cand_t *gone = xcalloc(sc.n + 1, sizeof(cand_t));
 	for (size_t i = 0; i < no && (int)removed < batch; i++) {
 		int rc = expire(s, order[i], verbose);
 		order[i]->consumed = rc >= 0;
 		if (rc > 0)
-			gone[removed++] = *order[i];
+			removed++;
 	}
 	free(order);
 	advance_log(&sc, pos);
@@ -605,10 +590,7 @@ retention_run(store_t *s, int batch, int verbose)
 			warnsys("unable to remove %s/%s", s->dir, rel);
 	}
 	if (removed) {
-		store_lock(s);   /* seals append to index.jsonl under it */
-		prune_site_index(s, gone, removed);
-		store_unlock(s);
-		seal_site_index(s);
+		seal_site_index(s);   /* the pages the removed snapshots were on */
 		/* for the tests: the lock is free, the directories moved away
 		 * and not yet removed */
 		if (fault_armed("retention-stop-before-remove"))
@@ -616,7 +598,6 @@ retention_run(store_t *s, int batch, int verbose)
 		fault_point("retention-before-remove");
 	}
 	empty_trash(s);
-	free(gone);
 	free(sc.v);
 	free(sc.b);
 	return (int)removed;
