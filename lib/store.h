@@ -35,7 +35,11 @@
  * any index line: see Errors).  A crash between the two leaves the journal longer
  * than the end the index knows: every process that takes the lock first
  * replays such tails (a crash, or a line appended by hand under the lock)
- * into the index, before any hint is trusted.  A hint is also checked
+ * into the index, before any hint is trusted, of the journals that can
+ * hold active items (the top-level ones, and a crawl's while the crawl or
+ * an item of it is active: a finished crawl's journal is never opened by
+ * a lock; a commit to one replays it first).  The index is compacted when
+ * its file holds more than twice its live lines plus 64.  A hint is also checked
  * against the line it points to.  The index is not synced: its first line
  * names the boot it was written in, and an index that is empty, whose
  * first line is torn or not that header, or that names another boot (a
