@@ -523,6 +523,8 @@ store_get(store_t *s, const char *id, rec_t *out)
 	for (int i = 0; tops[i]; i++)
 		if (journal_find(s, tops[i], id, out, NULL) == 0)
 			return 0;
+	if (snap_loc_get(s, id, out) == 0)
+		return 0;
 	/* not active and not a top-level record: a final snapshot or result;
 	 * look through every crawl (the slow path, for by-hand lookups) */
 	if (getenv("ABX_DEBUG_SLOW"))
@@ -623,6 +625,60 @@ crawl_loc_get(store_t *s, const char *id, rec_t *out)
 	return rc;
 }
 
+/*
+ * The location hint of a finished snapshot: a line {"id":S,"crawl_id":C}
+ * in index/snaps/<the first 8 hex digits of S>.jsonl, the bucket of the
+ * 65 seconds S was made in (ids are UUIDv7: they begin with the time), so
+ * that a lookup by id reads the snapshots made in that minute and then
+ * its crawl's journal, not every crawl's.  Appended before the line it
+ * speaks of; a line naming a crawl whose journal lacks the id is ignored.
+ */
+void
+snap_loc_write(store_t *s, const char *id, const char *crawl_id)
+{
+	char rel[64], line[128];
+	snprintf(rel, sizeof rel, "index/snaps/%.8s.jsonl", id);
+	int n = snprintf(line, sizeof line, "{\"id\":\"%s\",\"crawl_id\":\"%.36s\"}\n", id, crawl_id);
+	int fd = fs_open(s->dfd, rel, O_WRONLY | O_APPEND | O_CREAT, 0644);
+	if (fd < 0 && errno == ENOENT && fs_mkdirs(s->dfd, "index/snaps") == 0)
+		fd = fs_open(s->dfd, rel, O_WRONLY | O_APPEND | O_CREAT, 0644);
+	if (fd < 0 || write(fd, line, n) != n)
+		warnsys("unable to append to %s/%s (a hint: lookups of snapshot %s scan every crawl)", s->dir,
+		    rel, id);
+	if (fd >= 0)
+		close(fd);
+}
+
+int
+snap_loc_get(store_t *s, const char *id, rec_t *out)
+{
+	char rel[64], pat[64];
+	buf_t b = {0};
+	snprintf(rel, sizeof rel, "index/snaps/%.8s.jsonl", id);
+	if (fs_read(s->dfd, rel, &b) < 0) {
+		buf_free(&b);
+		return -1;
+	}
+	snprintf(pat, sizeof pat, "{\"id\":\"%s\",\"crawl_id\":\"", id);
+	size_t pl = strlen(pat);
+	int rc = -1;
+	/* its last line names its crawl (one only, unless a person moved
+	 * it) */
+	char cid[ID_LEN + 1] = "";
+	for (char *q = b.p, *end = b.p + b.len, *nl; q < end && (nl = memchr(q, '\n', end - q)); q = nl + 1)
+		if ((size_t)(nl - q) > pl + ID_LEN && memcmp(q, pat, pl) == 0) {
+			memcpy(cid, q + pl, ID_LEN);
+			cid[ID_LEN] = 0;
+		}
+	if (id_valid(cid)) {
+		char j[128];
+		store_crawl_journal(cid, j, sizeof j);
+		rc = journal_find(s, j, id, out, NULL);
+	}
+	buf_free(&b);
+	return rc;
+}
+
 /* One journal's part of a commit. */
 typedef struct {
 	char j[128];
@@ -661,6 +717,8 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 		int64_t off = w->base + lines.len;
 		rec_line(&p->rec, &lines);
 		buf_addc(&lines, '\n');
+		if (!p->active && strncmp(j, "crawls/", 7) == 0 && rec_streq(&p->rec, "type", "Snapshot"))
+			snap_loc_write(s, p->id, j + 7);
 		if (!p->active && strcmp(j, "crawls.jsonl") == 0 && rec_streq(&p->rec, "type", "Crawl")) {
 			/* hints of a finished crawl, before its line (a crash
 			 * leaves an extra hint, never a missing one) */

@@ -5,8 +5,9 @@
 # nothing to change), counted with strace (-f -e trace=%file), never timed:
 #   - abx-add of one crawl and the abx-tick pass that runs it open, stat or
 #     read no file of a finished crawl (no path under crawls/<finished>/);
-#   - abx-ls of one finished crawl by id touches that crawl alone (its
-#     location hint), and prints it;
+#   - abx-ls of one finished crawl or snapshot by id, and abx-ctl retry of
+#     a finished snapshot, touch that crawl alone (through the location
+#     hints crawls/<id>/.crawl.off and index/snaps/);
 #   - the active index holds active items only: after the pass it is a
 #     header and a few lines, not a history (the issue saw 497 KB);
 #   - retention with a global DELETE_AFTER that nothing has reached reads
@@ -83,4 +84,14 @@ F=$(sed -n 1000p "$T/finished")
 strace -f -e trace=%file -o "$T/ls.trace" abx-ls -d "$D" --jsonl "$F" >"$T/ls.out" 2>"$T/ls.err"
 is "$(jq -r .id "$T/ls.out")" "$F" "abx-ls ID prints a finished crawl"
 is "$(touched "$T/ls.trace" | tr '\n' ' ')" "$F " "and touches that crawl alone (its location hint)"
+
+# -- abx-ls and abx-ctl of one finished snapshot, by id
+FS=$(grep -h "\"crawl_id\":\"$F\"" "$D"/index/snaps/*.jsonl | head -n 1 | jq -r .id)
+strace -f -e trace=%file -o "$T/lss.trace" abx-ls -d "$D" --jsonl "$FS" >"$T/lss.out" 2>"$T/ls.err"
+is "$(jq -r '"\(.id) \(.crawl_id)"' "$T/lss.out")" "$FS $F" "abx-ls ID prints a finished snapshot"
+is "$(touched "$T/lss.trace" | tr '\n' ' ')" "$F " "and touches its crawl alone (through index/snaps/)"
+strace -f -e trace=%file -o "$T/ctl.trace" abx-ctl -d "$D" retry "$FS" >/dev/null 2>"$T/ctl.err"
+is "$(abx-ls -d "$D" --jsonl "$FS" | jq -r .status)" queued "abx-ctl retry queues it again"
+is "$(touched "$T/ctl.trace" | tr '\n' ' ')" "$F " "and touches its crawl alone"
+ok "no sanitizer report" sh -c "! grep -Eq 'runtime error|Sanitizer' '$T/ls.err' '$T/ctl.err'"
 done_testing
