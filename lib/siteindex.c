@@ -62,6 +62,12 @@ site_index_append(store_t *s, const rec_t *snap, const char *dir)
 		rec_set_raw(&l, keys[i], v ? v : "null");
 	}
 	rec_set_str(&l, "path", dir);
+	/* sealed before (its location hint says so, written at each seal):
+	 * seal_site_index takes its earlier row off the page it is on */
+	char *sid = rec_str(snap, "id");
+	if (id_valid(sid) && store_snap_was_final(s, sid))
+		rec_set_raw(&l, "resealed", "true");
+	free(sid);
 	buf_t b = {0};
 	rec_line(&l, &b);
 	buf_addc(&b, '\n');
@@ -451,7 +457,10 @@ seal_site_index(store_t *s)
 			char id[ID_LEN + 1];
 			if (site_line(q, nl - q, &r, id) < 0)
 				continue;
-			supersede(s, fd, &ps, id);
+			/* only a reseal or a removal can have a row on a page
+			 * before (ids are new otherwise) */
+			if (rec_raw(&r, "resealed") || !rec_isnull(&r, "deleted_at"))
+				supersede(s, fd, &ps, id);
 			rows_add(&rs, &r, id, base + (nl + 1 - carry.p));
 			rec_free(&r);
 			if (rs.v.n == SITE_PAGE) {

@@ -650,6 +650,18 @@ snap_loc_write(store_t *s, const char *id, const char *crawl_id)
 }
 
 int
+store_snap_was_final(store_t *s, const char *id)
+{
+	char rel[64], pat[64];
+	buf_t b = {0};
+	snprintf(rel, sizeof rel, "index/snaps/%.8s.jsonl", id);
+	snprintf(pat, sizeof pat, "{\"id\":\"%s\",", id);
+	int found = fs_read(s->dfd, rel, &b) == 0 && b.len && memmem(b.p, b.len, pat, strlen(pat)) != NULL;
+	buf_free(&b);
+	return found;
+}
+
+int
 snap_loc_get(store_t *s, const char *id, rec_t *out)
 {
 	char rel[64], pat[64];

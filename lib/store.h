@@ -189,6 +189,10 @@ int store_get(store_t *s, const char *id, rec_t *out);
 /* Same, but search the given journal (e.g. a crawl's) if not indexed. */
 int store_get_in(store_t *s, const char *id, const char *journal, rec_t *out);
 
+/* Was snapshot id committed final before (its location hint, in
+ * index/snaps/, says so)?  Reads the hints of its minute only. */
+int store_snap_was_final(store_t *s, const char *id);
+
 /* Stage a new version (sets modified_at).  Needs the lock. */
 void store_put(store_t *s, rec_t *r);
 
