@@ -331,7 +331,7 @@ scan_buckets(scan_t *sc)
 		if (l != 16 || strcmp(e->d_name + 10, ".jsonl") != 0 || strncmp(e->d_name, today, 10) > 0)
 			continue;
 		sc->b = xrealloc(sc->b, (sc->nb + 1) * sizeof(bucket_t));
-		snprintf(sc->b[sc->nb].name, sizeof sc->b[sc->nb].name, "%s", e->d_name);
+		memcpy(sc->b[sc->nb].name, e->d_name, l + 1);   /* 16 bytes, checked */
 		sc->b[sc->nb++].all_due = 1;
 	}
 	closedir(d);
