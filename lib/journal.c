@@ -338,6 +338,14 @@ journal_sync(store_t *s, const char *j)
 			free(type);
 			int indexable = !strcmp(t, "Crawl") || !strcmp(t, "Snapshot") || !strcmp(t, "Binary") ||
 			                !strcmp(t, "CrawlSchedule");
+			/* a final version the store did not write (by hand, under
+			 * the lock) gets its location hint too */
+			if (s->locked && id_valid(id) && !record_is_active(&r)) {
+				if (!strcmp(t, "Crawl") && !strcmp(j, "crawls.jsonl"))
+					crawl_loc_write(s, id, from + (q - p));
+				else if (!strcmp(t, "Snapshot") && !strncmp(j, "crawls/", 7))
+					snap_loc_write(s, id, j + 7);
+			}
 			if (id_valid(id) && indexable && (record_is_active(&r) || (e && e->live))) {
 				jent_t *je = jmap_get(&seen, id);
 				if (je->first == npre) {

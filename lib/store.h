@@ -190,7 +190,7 @@ int store_get(store_t *s, const char *id, rec_t *out);
 int store_get_in(store_t *s, const char *id, const char *journal, rec_t *out);
 
 /* Was snapshot id committed final before (its location hint, in
- * index/snaps/, says so)?  Reads the hints of its minute only. */
+ * index/loc/, says so)?  Reads the hints of its minute only. */
 int store_snap_was_final(store_t *s, const char *id);
 
 /* Stage a new version (sets modified_at).  Needs the lock. */

@@ -34,10 +34,9 @@ void index_mark_needed(store_t *s);  /* set jstate need (see index.c) */
 int index_bloated(const store_t *s);
 void index_set_from(store_t *s, const rec_t *r, int64_t off);
 
-/* store.c: the location hint of a finished crawl (crawls/<id>/.crawl.off) */
+/* store.c: location hints of finished records (index/loc/) */
 void crawl_loc_write(store_t *s, const char *id, int64_t off);
 int crawl_loc_get(store_t *s, const char *id, rec_t *out);   /* 0 found, -1 not */
-/* store.c: the location hint of a finished snapshot (index/snaps/) */
 void snap_loc_write(store_t *s, const char *id, const char *crawl_id);
 int snap_loc_get(store_t *s, const char *id, rec_t *out);    /* 0 found, -1 not */
 

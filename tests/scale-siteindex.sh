@@ -82,7 +82,6 @@ i0=$(stat -c %i "$B/index-0.html")
 jq -c --arg c "$gone" 'select(.id == $c) | .config.DELETE_AFTER = "1d"' "$B/crawls.jsonl" >"$T/line"
 # shellcheck disable=SC2016
 flock "$B/locks/store.lock" sh -c 'cat "$1" >>"$2"' sh "$T/line" "$B/crawls.jsonl"
-rm -f "$B/crawls/$gone/.crawl.off"
 abx-ctl -d "$B" repair >/dev/null   # rebuilds retention's order from crawls.jsonl
 ABX_NOW=$(date -u -d '+40 days' +%Y-%m-%dT%H:%M:%SZ) abx-tick -d "$B" 2>>"$T/tick.err"
 ok "retention removed the crawl" test ! -e "$B/crawls/$gone"

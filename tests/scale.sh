@@ -7,7 +7,7 @@
 #     read no file of a finished crawl (no path under crawls/<finished>/);
 #   - abx-ls of one finished crawl or snapshot by id, and abx-ctl retry of
 #     a finished snapshot, touch that crawl alone (through the location
-#     hints crawls/<id>/.crawl.off and index/snaps/);
+#     hints in index/loc/);
 #   - the active index holds active items only: after the pass it is a
 #     header and a few lines, not a history (the issue saw 497 KB);
 #   - retention with a global DELETE_AFTER that nothing has reached reads
@@ -90,13 +90,13 @@ F=$(sed -n 1000p "$T/finished")
 [ -n "$F" ] || F=$(head -n 1 "$T/finished")
 trace "$T/ls.trace" abx-ls -d "$D" --jsonl "$F" >"$T/ls.out" 2>"$T/ls.err"
 is "$(jq -r .id "$T/ls.out")" "$F" "abx-ls ID prints a finished crawl"
-is "$(touched "$T/ls.trace" | tr '\n' ' ')" "$F " "and touches that crawl alone (its location hint)"
+is "$(touched "$T/ls.trace" | tr '\n' ' ')" "" "and touches no crawl's files (its location hint is in index/loc/)"
 
 # -- abx-ls and abx-ctl of one finished snapshot, by id
-FS=$(grep -h "\"crawl_id\":\"$F\"" "$D"/index/snaps/*.jsonl | head -n 1 | jq -r .id)
+FS=$(grep -h "\"crawl_id\":\"$F\"" "$D"/index/loc/*.jsonl | head -n 1 | jq -r .id)
 trace "$T/lss.trace" abx-ls -d "$D" --jsonl "$FS" >"$T/lss.out" 2>"$T/ls.err"
 is "$(jq -r '"\(.id) \(.crawl_id)"' "$T/lss.out")" "$FS $F" "abx-ls ID prints a finished snapshot"
-is "$(touched "$T/lss.trace" | tr '\n' ' ')" "$F " "and touches its crawl alone (through index/snaps/)"
+is "$(touched "$T/lss.trace" | tr '\n' ' ')" "$F " "and touches its crawl alone (through index/loc/)"
 trace "$T/ctl.trace" abx-ctl -d "$D" retry "$FS" >/dev/null 2>"$T/ctl.err"
 is "$(abx-ls -d "$D" --jsonl "$FS" | jq -r .status)" queued "abx-ctl retry queues it again"
 is "$(touched "$T/ctl.trace" | tr '\n' ' ')" "$F " "and touches its crawl alone"
