@@ -379,13 +379,17 @@ store_lock(store_t *s)
 	int err = s->err;
 	char msg[sizeof s->errmsg];
 	memcpy(msg, s->errmsg, sizeof msg);
-	index_mark_needed(s);
-	for (size_t i = 0; i < s->njs; i++) {
-		if (!s->js[i].need)
-			continue;
-		char j[128];
-		snprintf(j, sizeof j, "%s", s->js[i].j);
-		journal_sync(s, j);
+	/* the top-level journals first: a crawl they make active again has
+	 * its journal replayed too */
+	for (int top = 1; top >= 0; top--) {
+		index_mark_needed(s);
+		for (size_t i = 0; i < s->njs; i++) {
+			if (!s->js[i].need || (strncmp(s->js[i].j, "crawls/", 7) != 0) != top)
+				continue;
+			char j[128];
+			snprintf(j, sizeof j, "%s", s->js[i].j);
+			journal_sync(s, j);
+		}
 	}
 	if (s->nerr != nerr) {
 		if (!s->replay_warned++)
