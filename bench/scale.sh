@@ -13,7 +13,8 @@
 #   abx-claim   the lease on one of its snapshots (-k snapshot -l 600;
 #               timed), then released;
 #   abx-ls      one finished crawl by id (timed);
-#   pass        9 more crawls added, then one abx-tick running the 10.
+#   pass        9 more crawls added, then one abx-tick running the 10
+#               (and the size of index/active.jsonl then, before the pass).
 # A figure is the median over the rounds of the wall time (ms), and the
 # peak RSS of the tool (/usr/bin/time -f %M: the tool and its children,
 # the largest).  abx-add and abx-ctl commit durably whatever ABX_SYNC
@@ -105,6 +106,7 @@ while [ "$r" -lt "$rounds" ]; do
 				>/dev/null || exit 70
 			i=$((i + 1))
 		done
+		wc -c <"$tmp/$d/index/active.jsonl" >>"$tmp/idx.$d"
 		run pass "$d" "$bin/abx-tick" -d "$tmp/$d"
 		[ "$("$bin/abx-ls" -d "$tmp/$d" -k crawl -s queued | wc -l)" -eq 0 ] || {
 			echo "scale: error: the pass left queued crawls in $d" >&2
@@ -131,6 +133,7 @@ for w in pass add claim ls; do
 		"$(awk -v v="$e" 'BEGIN { print v / 1000 }')" "$ratio" "$kb"
 	awk -v r="$ratio" -v kb="$kb" 'BEGIN { exit !(r > 1.2 || kb >= 16384) }' && bad=$((bad + 1))
 done
+echo "scale:   index/active.jsonl with 10 crawls queued: $(maxof "$tmp/idx.big") bytes beside $n finished ones, $(maxof "$tmp/idx.empty") alone"
 if [ "$bad" -gt 0 ]; then
 	echo "scale: $bad of 4 figures miss the goal (ratio <= 1.2x, RSS < 16 MB)"
 else
