@@ -559,6 +559,13 @@ retention_run(store_t *s, int batch, int verbose)
 		sc.global = 0;
 	}
 	conf_free(&c);
+	/* a data directory from before the order existed (no position yet)
+	 * gets it once, from crawls.jsonl */
+	if (!fs_exists(s->dfd, SEALED_POS) && store_lock(s) == 0) {
+		if (!fs_exists(s->dfd, SEALED_POS))
+			retention_rebuild(s);
+		store_unlock(s);
+	}
 	/* what is due, in the orders that let a run stop early (above) */
 	int64_t pos = scan_log(&sc, batch);
 	scan_buckets(&sc);
