@@ -96,6 +96,7 @@ jstate(store_t *s, const char *j, int create)
 	jstate_t *st = &s->js[s->njs++];
 	snprintf(st->j, sizeof st->j, "%s", j);
 	st->end = 0;
+	st->need = 1;
 	return st;
 }
 
@@ -405,7 +406,7 @@ index_refresh(store_t *s)
 	}
 	free(p);
 	/* compact the index when tombstones dominate */
-	if (s->locked && s->flines > 4 * s->nlive + 4096)
+	if (s->locked && index_bloated(s))
 		index_write_full(s);
 	return 0;
 }
@@ -440,6 +441,51 @@ index_append(store_t *s, buf_t *b)
 		s->flines += b->p[i] == '\n';
 }
 
+/*
+ * The journals whose replay the index must keep checking: the top-level
+ * journals, and a crawl's journal while the crawl or any item in it is
+ * active.  A finished crawl's journal is never opened by a lock (abx(7)
+ * INTERNALS: a pass costs what is active); a line appended to it later
+ * goes through store_commit, which replays the journal first.  One walk
+ * of the table marks the needed journals in s->js[i].need.
+ */
+void
+index_mark_needed(store_t *s)
+{
+	for (size_t i = 0; i < s->njs; i++) {
+		const char *j = s->js[i].j;
+		s->js[i].need = strncmp(j, "crawls/", 7) != 0;
+		if (!s->js[i].need && s->tab) {
+			char cid[ID_LEN + 1];
+			snprintf(cid, sizeof cid, "%s", j + 7);
+			ient_t *c = index_slot(s, cid, 0);
+			s->js[i].need = c && c->live;
+		}
+	}
+	if (!s->tab)
+		return;
+	/* a crawl not active but with active items (a retried snapshot of a
+	 * sealed crawl, a crash between two journals' commits) */
+	for (size_t k = 0; k < s->tabcap; k++) {
+		ient_t *e = &s->tab[k];
+		if (!e->used || !e->live || !e->crawl_id[0] || strcmp(e->type, "Snapshot") != 0)
+			continue;
+		char j[128];
+		store_crawl_journal(e->crawl_id, j, sizeof j);
+		jstate_t *st = jstate(s, j, 0);
+		if (st)
+			st->need = 1;
+	}
+}
+
+/* Is the index due for a compaction: its file holds more than twice the
+ * live entries' lines (tombstones, superseded versions, state lines)? */
+int
+index_bloated(const store_t *s)
+{
+	return s->flines > 2 * s->nlive + 64;
+}
+
 /* Replace the index by one line per live entry (a compaction). */
 void
 index_write_full(store_t *s)
@@ -449,19 +495,12 @@ index_write_full(store_t *s)
 	for (size_t i = 0; i < s->tabcap; i++)
 		if (s->tab[i].used && s->tab[i].live)
 			index_line(s, &b, &s->tab[i]);
-	/* keep the state of journals that still hold active items: the
-	 * others need no replay check at every lock */
+	/* keep the state of the journals that still need a replay check at
+	 * every lock (index_mark_needed) */
+	index_mark_needed(s);
 	size_t keep = 0;
 	for (size_t i = 0; i < s->njs; i++) {
-		int live = !strcmp(s->js[i].j, "crawls.jsonl") || !strcmp(s->js[i].j, "schedules.jsonl") ||
-		           !strcmp(s->js[i].j, "binaries.jsonl");
-		for (size_t k = 0; k < s->tabcap && !live; k++)
-			if (s->tab[k].used && s->tab[k].live) {
-				char j[128];
-				entry_journal(&s->tab[k], j, sizeof j);
-				live = strcmp(j, s->js[i].j) == 0;
-			}
-		if (live) {
+		if (s->js[i].need) {
 			s->js[keep++] = s->js[i];
 			state_line(&b, s->js[i].j, s->js[i].end);
 		}

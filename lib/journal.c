@@ -318,6 +318,12 @@ journal_sync(store_t *s, const char *j)
 	buf_t b = {0};
 	char *q = p, *end = p + got;
 	int changed = 0;
+	/* what each touched entry was before: a replay that ends where the
+	 * index already was (lines a worker appended, a journal replayed
+	 * from its start) repaired nothing and says nothing */
+	jmap_t seen = {0};
+	ient_t *pre = NULL;
+	size_t npre = 0;
 	while (q < end) {
 		char *nl = memchr(q, '\n', end - q);
 		if (!nl)
@@ -332,7 +338,24 @@ journal_sync(store_t *s, const char *j)
 			free(type);
 			int indexable = !strcmp(t, "Crawl") || !strcmp(t, "Snapshot") || !strcmp(t, "Binary") ||
 			                !strcmp(t, "CrawlSchedule");
+			/* a final version the store did not write (by hand, under
+			 * the lock) gets its location hint too */
+			if (s->locked && id_valid(id) && !record_is_active(&r)) {
+				if (!strcmp(t, "Crawl") && !strcmp(j, "crawls.jsonl"))
+					crawl_loc_write(s, id, from + (q - p));
+				else if (!strcmp(t, "Snapshot") && !strncmp(j, "crawls/", 7))
+					snap_loc_write(s, id, j + 7);
+			}
 			if (id_valid(id) && indexable && (record_is_active(&r) || (e && e->live))) {
+				jent_t *je = jmap_get(&seen, id);
+				if (je->first == npre) {
+					pre = xrealloc(pre, (npre + 1) * sizeof *pre);
+					memset(&pre[npre], 0, sizeof *pre);
+					if (e)
+						pre[npre] = *e;
+					snprintf(pre[npre].id, sizeof pre[npre].id, "%s", id);
+					npre++;
+				}
 				index_set_from(s, &r, from + (q - p));
 				if (s->locked)
 					index_line(s, &b, index_slot(s, id, 0));
@@ -350,7 +373,21 @@ journal_sync(store_t *s, const char *j)
 		state_line(&b, j, nend);
 		index_append(s, &b);
 	}
-	if (changed && err_verbose(-1))
+	int repaired = 0;
+	for (size_t i = 0; i < npre && changed; i++) {
+		ient_t *e = index_slot(s, pre[i].id, 0), *o = &pre[i];
+		if (!e || e->live != o->live)
+			repaired |= !e ? o->live : 1;
+		else if (e->live)
+			repaired |= e->off != o->off || e->retry_at != o->retry_at || e->lease != o->lease ||
+			            strcmp(e->status, o->status) != 0;
+	}
+	free(pre);
+	jmap_free(&seen);
+	changed = repaired;
+	/* said only under the lock, after the index file was read: without
+	 * it, this process's copy may only lag behind the file */
+	if (changed && s->locked && err_verbose(-1))
 		info("%s/%s: %lld bytes the index did not know were replayed", s->dir, j,
 		    (long long)(nend - from));
 	buf_free(&b);

@@ -42,6 +42,13 @@
 /* Seconds, 0 for disabled, -1 for malformed or out of range. */
 long long retention_parse(const char *s);
 int retention_run(store_t *s, int batch, int verbose);
+/* Note a Crawl record about to be committed final in the order retention
+ * reads (see retention.c); the store calls it before the line is written,
+ * so a crash leaves an extra candidate, never a missing one. */
+void retention_note(store_t *s, const rec_t *r);
+/* Under the store lock: rewrite that order from crawls.jsonl (the repair
+ * pass; it costs the whole journal).  0, or -1 (s->err set). */
+int retention_rebuild(store_t *s);
 
 /*
  * The steps of a removal, for abx-ctl remove (ctl_remove.c), which removes
@@ -50,10 +57,12 @@ int retention_run(store_t *s, int batch, int verbose);
  *                           commit: rename the directory from (relative to
  *                           DIR) to crawls/.deleted/ID; 0, or -1 if it is
  *                           still in place (then remove it after the lock);
- *   retention_prune_site_index()  under the store lock: drop the lines of
- *                           these crawls (and their snapshots) or snapshots
- *                           from index.jsonl, and the page state, so that
- *                           seal_site_index() rebuilds the pages;
+ *   retention_prune_site_index()  under the store lock: take these
+ *                           crawls' sealed snapshots, or these snapshots,
+ *                           off the site index (a deleted_at line each in
+ *                           index.jsonl: siteindex.h), so that
+ *                           seal_site_index() rewrites the pages that
+ *                           showed them;
  *   retention_empty_trash() without the lock: remove crawls/.deleted/.
  * A crawl whose record says "files_kept": true was removed with its files
  * kept on purpose: retention leaves its directory alone.

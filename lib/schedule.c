@@ -120,8 +120,11 @@ schedule_enqueue_due(store_t *s, int verbose)
 	size_t n = store_active(s, "CrawlSchedule", &v);
 	int64_t now = clock_now();
 	int made = 0;
+	/* in retry_at order (null first): stop at the first not due */
 	for (size_t i = 0; i < n; i++) {
-		if (v[i].retry_at < 0 || v[i].retry_at > now || v[i].retry_at == INT64_MAX)
+		if (v[i].retry_at > now)
+			break;
+		if (v[i].retry_at < 0)
 			continue;
 		rec_t r;
 		if (store_get(s, v[i].id, &r) < 0)
@@ -147,7 +150,9 @@ schedule_list_due(store_t *s, FILE *out)
 	int due = 0;
 	for (size_t i = 0; i < n; i++) {
 		rec_t r;
-		if (v[i].retry_at < 0 || v[i].retry_at > now || store_get(s, v[i].id, &r) < 0)
+		if (v[i].retry_at > now)
+			break;   /* in retry_at order: none after it is due */
+		if (v[i].retry_at < 0 || store_get(s, v[i].id, &r) < 0)
 			continue;
 		buf_t b = {0};
 		rec_line(&r, &b);

@@ -5,7 +5,9 @@
  * site_index_append() appends the sealed snapshot's line (id, crawl_id,
  * url, title, tags, depth, bookmarked_at, downloaded_at, output_size,
  * path = dir) under the store lock, before the seal's barrier, cutting a
- * torn last line off first.  seal_site_index() (declared in seal.h, for
+ * torn last line off first.  index.jsonl is read as a journal: the last
+ * line of an id is the snapshot's current one (a reseal appends another),
+ * and one with deleted_at says it was removed.  seal_site_index() (declared in seal.h, for
  * its callers) writes the pages: see the comment above it.
  */
 #ifndef ABX_SITEINDEX_H
@@ -14,5 +16,9 @@
 #include "store.h"
 
 void site_index_append(store_t *s, const rec_t *snap, const char *dir);
+/* Under the store lock: the snapshot is removed (retention): a line
+ * {"type":"Snapshot","id":S,"crawl_id":C,"deleted_at":T} takes it off
+ * the site index (the last line of an id is its row). */
+void site_index_remove(store_t *s, const char *snap_id, const char *crawl_id);
 
 #endif

@@ -35,7 +35,11 @@
  * any index line: see Errors).  A crash between the two leaves the journal longer
  * than the end the index knows: every process that takes the lock first
  * replays such tails (a crash, or a line appended by hand under the lock)
- * into the index, before any hint is trusted.  A hint is also checked
+ * into the index, before any hint is trusted, of the journals that can
+ * hold active items (the top-level ones, and a crawl's while the crawl or
+ * an item of it is active: a finished crawl's journal is never opened by
+ * a lock; a commit to one replays it first).  The index is compacted when
+ * its file holds more than twice its live lines plus 64.  A hint is also checked
  * against the line it points to.  The index is not synced: its first line
  * names the boot it was written in, and an index that is empty, whose
  * first line is torn or not that header, or that names another boot (a
@@ -95,6 +99,7 @@ typedef struct pending pending_t;
 typedef struct {
 	char j[128];                   /* a journal the index knows */
 	int64_t end;                   /* its size when last indexed */
+	int need;                      /* replayed at each lock (index.c) */
 } jstate_t;
 
 typedef struct store {
@@ -183,6 +188,10 @@ int store_sync(store_t *s);                          /* 0 or -1 */
 int store_get(store_t *s, const char *id, rec_t *out);
 /* Same, but search the given journal (e.g. a crawl's) if not indexed. */
 int store_get_in(store_t *s, const char *id, const char *journal, rec_t *out);
+
+/* Was snapshot id committed final before (its location hint, in
+ * index/loc/, says so)?  Reads the hints of its minute only. */
+int store_snap_was_final(store_t *s, const char *id);
 
 /* Stage a new version (sets modified_at).  Needs the lock. */
 void store_put(store_t *s, rec_t *r);

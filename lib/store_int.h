@@ -30,7 +30,15 @@ int index_refresh(store_t *s);
  * and makes the index be reloaded. */
 void index_append(store_t *s, buf_t *b);
 void index_write_full(store_t *s);   /* compact the index */
+void index_mark_needed(store_t *s);  /* set jstate need (see index.c) */
+int index_bloated(const store_t *s);
 void index_set_from(store_t *s, const rec_t *r, int64_t off);
+
+/* store.c: location hints of finished records (index/loc/) */
+void crawl_loc_write(store_t *s, const char *id, int64_t off);
+int crawl_loc_get(store_t *s, const char *id, rec_t *out);   /* 0 found, -1 not */
+void snap_loc_write(store_t *s, const char *id, const char *crawl_id);
+int snap_loc_get(store_t *s, const char *id, rec_t *out);    /* 0 found, -1 not */
 
 /* store.c: the order of the due queue (retry_at, created_at, id) */
 int ient_cmp(const void *a, const void *b);

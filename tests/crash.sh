@@ -93,8 +93,22 @@ S=$(abx-ls -d "$D" -k snapshot -s queued --jsonl | jq -r .id | head -1)
 J=$(ls "$D"/crawls/*/snapshots.jsonl)
 flock "$D/locks/store.lock" sh -c "abx-ls -d '$D' '$S' | jq -c '.status=\"paused\" | .retry_at=\"9999-12-31T23:59:59.999999Z\"' >>'$J'"
 is "$(abx-ls -d "$D" "$S" | jq -r .status)" paused "a hand-appended line is the current version"
-expect_exit 1 "nothing due: the hand-paused snapshot is skipped" abx-claim -d "$D" -k snapshot
+expect_exit 1 "nothing due: the hand-paused snapshot is skipped" abx-claim -v -d "$D" -k snapshot
+like "$(cat "$T/stderr")" "snapshots.jsonl: [0-9]+ bytes the index did not know were replayed" \
+	"the first locker says it replayed the hand-appended line (-v)"
+expect_exit 1 "the next one" abx-claim -v -d "$D" -k snapshot
+ok "says nothing of a replay: nothing was missing" sh -c "! grep -q replayed '$T/stderr'"
 ok "consistent" consistent "$D"
+
+# an ordinary crawl, its workers committing beside the tick, replays nothing
+mkdir -p "$T/plugins/noop"
+printf '#!/bin/sh\nexit 0\n' >"$T/plugins/noop/on_Snapshot__10_noop.sh"
+chmod +x "$T/plugins/noop/on_Snapshot__10_noop.sh"
+ABX_PLUGINS_DIR=$T/plugins abx-add -d "$T/plain" --plugins noop http://127.0.0.1:1/a http://127.0.0.1:1/b \
+	http://127.0.0.1:1/c >/dev/null
+ABX_PLUGINS_DIR=$T/plugins abx-tick -v -d "$T/plain" 2>"$T/plain.err"
+like "$(cat "$T/plain.err")" "crawl .* sealed" "an ordinary crawl runs to its seal (-v)"
+ok "and no replay of crash recovery is reported" sh -c "! grep -q replayed '$T/plain.err'"
 
 # the index rewrite killed before its rename
 setup

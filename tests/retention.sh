@@ -73,7 +73,9 @@ ok "its directory and journal are gone" test ! -e "$D/crawls/$A2/snapshots.jsonl
 is "$(abx-ls -d "$D" -k snapshot --jsonl | jq -r --arg a "$A1" --arg b "$A2" \
 	'select(.crawl_id == $a or .crawl_id == $b) | .id' | wc -l)" 0 "abx-ls lists none of their snapshots"
 is "$(abx-ls -d "$D" --jsonl "$A1S" 2>/dev/null | wc -l)" 0 "nor one asked for by id"
-ok "their snapshots are out of the site index" sh -c "! grep -q '$A1S' '$D/index.jsonl'"
+ok "their snapshots are out of the site index" sh -c "! grep -q '$A1S' '$D/index.html'"
+is "$(grep "\"id\":\"$A1S\"" "$D/index.jsonl" | tail -n 1 | jq -r '.deleted_at != null')" true \
+	"index.jsonl says so in a last line of each with deleted_at"
 tomb=$(grep "\"id\":\"$A1\"" "$D/crawls.jsonl" | tail -n 1)
 is "$(printf '%s' "$tomb" | jq -r '.deleted_at | startswith("2030-03-15T")')" true \
 	"crawls.jsonl keeps a tombstone with deleted_at"
