@@ -99,7 +99,16 @@ ctl_remove(store_t *s, const char *id, int delete_files, rec_t *out)
 		int64_t when = again ? rec_time(&r, "deleted_at") : k.now;
 		tombstone(&r, when, delete_files);
 		store_put(s, &r);
-		if (store_commit(s) == 0 && delete_files)
+		int committed = store_commit(s) == 0;
+		if (committed) {
+			/* off the site index while its crawl's journal is still
+			 * there to name its snapshots (under the lock: seals
+			 * append to index.jsonl under it) */
+			char ids[1][ID_LEN + 1];
+			snprintf(ids[0], sizeof ids[0], "%s", id);
+			retention_prune_site_index(s, (const char (*)[ID_LEN + 1])ids, 1);
+		}
+		if (committed && delete_files)
 			in_place = fs_exists(s->dfd, dir) && retention_move_away(s, dir, id) < 0;
 		rec_copy(out, &r);
 	}
@@ -113,11 +122,6 @@ ctl_remove(store_t *s, const char *id, int delete_files, rec_t *out)
 	if (in_place && fs_rmtree(s->dfd, dir) < 0)
 		warnsys("unable to remove all of %s/%s", s->dir, dir);
 	lease_drop(fd);
-	char ids[1][ID_LEN + 1];
-	snprintf(ids[0], sizeof ids[0], "%s", id);
-	store_lock(s);   /* seals append to index.jsonl under it */
-	retention_prune_site_index(s, (const char (*)[ID_LEN + 1])ids, 1);
-	store_unlock(s);
 	seal_site_index(s);
 	retention_empty_trash(s);
 	return CTL_OK;
