@@ -18,6 +18,8 @@
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
+#include "fscheck.h"
+#include "fsretry.h"
 #include "store_int.h"
 
 struct pending {
@@ -187,6 +189,8 @@ store_open(store_t *s, const char *dir, int create)
 		return open_failed(s);
 	}
 	if (create && make_conf(s) < 0)
+		return open_failed(s);
+	if (fscheck(s) < 0)   /* a network filesystem abx cannot trust */
 		return open_failed(s);
 	s->lockfd = fs_open(s->dfd, "locks/store.lock", O_RDWR | O_CREAT, 0644);
 	if (s->lockfd < 0 && errno == ENOENT) {
@@ -444,7 +448,7 @@ store_get_in(store_t *s, const char *id, const char *journal, rec_t *out)
 			e = index_slot(s, id, 0);
 	}
 	if (e && e->live) {
-		int fd = fs_open(s->dfd, j, O_RDONLY, 0);
+		int fd = fsr_open(s->dfd, j, O_RDONLY, FSR_EXISTED, NULL);
 		buf_t line = {0};
 		if (fd >= 0 && e->off >= 0 && read_line_at(fd, e->off, &line) == 0) {
 			char lid[ID_LEN + 1];

@@ -73,12 +73,12 @@ rig_why() {
 
 rig_stop() {
 	[ -n "$RIG" ] && [ -d "$RIG" ] || return 0
-	for m in m1 m2; do
+	for m in m1 m2 m3; do
 		if grep -q " $RIG/$m " /proc/mounts 2>/dev/null; then
 			umount "$RIG/$m" 2>/dev/null || umount -l "$RIG/$m" 2>/dev/null
 		fi
 	done
-	for p in "$RIG"/run/m1.pid "$RIG"/run/m2.pid "$RIG"/run/vols/*/*.pid "$RIG"/run/glusterd.pid; do
+	for p in "$RIG"/run/m[0-9].pid "$RIG"/run/vols/*/*.pid "$RIG"/run/glusterd.pid; do
 		[ -s "$p" ] || continue
 		pid=$(cat "$p")
 		# a pid file of ours names a gluster process, or nothing
@@ -86,7 +86,7 @@ rig_stop() {
 		gluster*) kill -9 "$pid" 2>/dev/null ;;
 		esac
 	done
-	for p in "$RIG"/run/m1.pid "$RIG"/run/m2.pid "$RIG"/run/vols/*/*.pid "$RIG"/run/glusterd.pid; do
+	for p in "$RIG"/run/m[0-9].pid "$RIG"/run/vols/*/*.pid "$RIG"/run/glusterd.pid; do
 		[ -s "$p" ] || continue
 		pid=$(cat "$p") n=0
 		while [ -d "/proc/$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != "" ] &&
@@ -110,10 +110,12 @@ rig_gluster() {
 	gluster --mode=script --glusterd-sock="$RIG/run/gd.sock" --log-file="$RIG/log/cli.log" "$@"
 }
 
-# rig_mount m1|m2: mount one client with the mode's options
+# rig_mount m1|m2|NAME [OPTS]: mount a client on $RIG/NAME with the mode's
+# options, or OPTS (glusterfs options such as $RIG_MOUNT_OPTS)
 rig_mount() {
+	mkdir -p "$RIG/$1"
 	# shellcheck disable=SC2086
-	glusterfs --volfile-server=127.0.0.1 --volfile-id=$RIG_VOL $RIG_CLIENT_OPTS \
+	glusterfs --volfile-server=127.0.0.1 --volfile-id=$RIG_VOL ${2-$RIG_CLIENT_OPTS} \
 	    --log-file="$RIG/log/$1.log" -p "$RIG/run/$1.pid" "$RIG/$1" || return 1
 	wait_for 10 grep -q " $RIG/$1 fuse.glusterfs" /proc/mounts
 }
