@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "ids.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
@@ -406,6 +407,21 @@ check_plugins(const char *v, long long *out)
 	return 0;
 }
 
+/* FS_UNSAFE_OK (fscheck.h) and HOST (ids.h) */
+static int
+check_bool(const char *v, long long *out)
+{
+	*out = conf_bool(v, -1);
+	return *out < 0 ? -1 : 0;
+}
+
+static int
+check_host(const char *v, long long *out)
+{
+	*out = 0;
+	return host_valid(v) ? 0 : -1;
+}
+
 /* The last entry is every other key ending in _TIMEOUT: a plugin's. */
 static const struct {
 	const char *key;
@@ -425,6 +441,8 @@ static const struct {
 	{"CRAWL_MAX_URLS", conf_parse_count, 0, "a whole number, or 0 for no limit"},
 	{"CRAWL_MAX_CONCURRENT_SNAPSHOTS", conf_parse_count, 1, "a whole number, 1 or more"},
 	{"PLUGINS", check_plugins, 0, "plugin names separated by commas, such as wget,title"},
+	{"FS_UNSAFE_OK", check_bool, 0, "true or false"},
+	{"HOST", check_host, 0, "a host name of 1 to 64 letters, digits, '_', '.' or '-'"},
 	{"<PLUGIN>_TIMEOUT", conf_parse_seconds, 1, "whole seconds from 1 to 2592000 (30 days)"},
 };
 
@@ -432,6 +450,8 @@ static int
 check_index(const conf_ent_t *e)
 {
 	size_t n = sizeof checks / sizeof checks[0], kl = strlen(e->key);
+	if (e->layer == CONF_ENV && strcmp(e->key, "HOST") == 0)
+		return -1;   /* a shell's (zsh); abx reads ABX_HOST there */
 	for (size_t i = 0; i + 1 < n; i++)
 		if (strcmp(e->key, checks[i].key) == 0)
 			return (int)i;

@@ -318,7 +318,9 @@ index_line(store_t *s, buf_t *b, const ient_t *e)
 void
 index_header(store_t *s, buf_t *b)
 {
-	buf_addf(b, "{\"type\":\"Index\",\"version\":1,\"boot_id\":\"%s\"}\n", s->boot_id);
+	buf_addf(b, "{\"type\":\"Index\",\"version\":1,\"boot_id\":\"%s\",\"host\":", s->boot_id);
+	buf_json_strz(b, s->host);
+	buf_adds(b, "}\n");
 }
 
 /* Rebuild under the lock (taken briefly if we do not hold it). */

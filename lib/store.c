@@ -59,8 +59,6 @@ read_boot_id(store_t *s)
 	const char *fake = getenv("ABX_TEST_BOOT_ID");
 	if (fake && *fake) {
 		snprintf(s->boot_id, sizeof s->boot_id, "%s", fake);
-		if (gethostname(s->host, sizeof s->host - 1) < 0)
-			strcpy(s->host, "localhost");
 		return;
 	}
 	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
@@ -75,8 +73,6 @@ read_boot_id(store_t *s)
 		*nl = 0;
 	if (!*s->boot_id)
 		strcpy(s->boot_id, "unknown");
-	if (gethostname(s->host, sizeof s->host - 1) < 0)
-		strcpy(s->host, "localhost");
 }
 
 /* fsync the directory that holds path (a directory just made in it). */
@@ -192,6 +188,11 @@ store_open(store_t *s, const char *dir, int create)
 		return open_failed(s);
 	if (fscheck(s) < 0)   /* a network filesystem abx cannot trust */
 		return open_failed(s);
+	char why[256];
+	if (host_name(s->dfd, s->host, sizeof s->host, why, sizeof why) < 0) {
+		store_fail(s, EX_CONFIG_, 0, "%s", why);
+		return open_failed(s);
+	}
 	s->lockfd = fs_open(s->dfd, "locks/store.lock", O_RDWR | O_CREAT, 0644);
 	if (s->lockfd < 0 && errno == ENOENT) {
 		if (make_dirs(s) < 0)
