@@ -85,6 +85,13 @@ fscheck_gluster(const char *volfile, const char *cmdline, const char *vol, buf_t
 	}
 	if (nopt > 1)
 		buf_adds(why, ")");
+	/* without it a client that reconnects to a restarted brick goes on
+	 * believing in locks the brick forgot, and another host takes them */
+	if (strstr(volfile, "type protocol/client\n") && !strstr(volfile, "option strict-locks on\n")) {
+		sep(why);
+		buf_addf(why, "a client keeps locks the server lost: gluster volume set %s "
+		    "client.strict-locks on, then mount again", vol);
+	}
 	char v[64];
 	const char *dio = arg_value(cmdline, "--direct-io-mode=", v, sizeof v);
 	int bad = !dio || (strcmp(dio, "enable") && strcmp(dio, "on") && strcmp(dio, "yes") &&

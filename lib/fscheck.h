@@ -16,7 +16,9 @@
  *                                             write-behind quick-read
  *                                             open-behind md-cache io-cache
  *                                             read-ahead readdir-ahead
- *                                             nl-cache
+ *                                             nl-cache; or a
+ *                                             protocol/client without
+ *                                             "option strict-locks on"
  *                     <mount>/.meta/cmdline   not mounted with
  *                                             direct-io-mode=enable,
  *                                             attribute-timeout=0,

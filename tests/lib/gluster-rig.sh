@@ -19,7 +19,8 @@
 #
 # Modes:
 #   coherent  the volume and mount options abx(7) ASSUMPTIONS requires
-#             (RIG_VOLUME_OPTS, RIG_MOUNT_OPTS below): every client cache off
+#             (RIG_VOLUME_OPTS off, client.strict-locks on, RIG_MOUNT_OPTS):
+#             every client cache off, and a lock the brick lost stays lost
 #   default   GlusterFS's own defaults (client caches on)
 #
 # Needs root, /dev/fuse, the glusterd, gluster and glusterfs programs
@@ -29,6 +30,9 @@
 # every interface) and port 24007 on 127.0.0.1 free: a brick finds its
 # glusterd on the default port only, so rigs cannot run side by side and
 # rig_start serialises them with a lock on /tmp/abx-gluster-rig.lock.
+#
+# rig_brick_restart: kill -9 the brick and start it again: every client
+# loses its connection and the brick its locks.
 #
 # rig_cut M: cut one client off (kill -9 its glusterfs process, then a lazy
 # unmount): what a host that loses the network looks like to the others.
@@ -95,7 +99,7 @@ rig_stop() {
 		done
 	done
 	# the brick's unix socket is made in /var/run/gluster whatever we say
-	[ -s "$RIG/brick.sock" ] && rm -f "$(cat "$RIG/brick.sock")"
+	[ -s "$RIG/brick.sock" ] && xargs rm -f <"$RIG/brick.sock"
 	rm -rf "$RIG"
 	RIG=""
 }
@@ -155,6 +159,8 @@ rig_start() {
 			rig_gluster volume set $RIG_VOL "$o" off >/dev/null ||
 			    rig_skip "gluster volume set $o off failed"
 		done
+		rig_gluster volume set $RIG_VOL client.strict-locks on >/dev/null ||
+		    rig_skip "gluster volume set client.strict-locks on failed"
 		RIG_CLIENT_OPTS=$RIG_MOUNT_OPTS
 	fi
 	rig_gluster volume start $RIG_VOL >/dev/null ||
@@ -175,4 +181,17 @@ rig_cut() {
 	[ -s "$RIG/run/$1.pid" ] && kill -9 "$(cat "$RIG/run/$1.pid")" 2>/dev/null
 	umount -l "$RIG/$1" 2>/dev/null
 	return 0
+}
+
+rig_brick_restart() {
+	for p in "$RIG"/run/vols/*/*.pid; do
+		[ -s "$p" ] && kill -9 "$(cat "$p")" 2>/dev/null
+	done
+	sleep 1
+	rig_gluster volume start $RIG_VOL force >/dev/null
+	for p in "$RIG"/run/vols/*/*.pid; do
+		[ -s "$p" ] || continue
+		tr '\0' '\n' <"/proc/$(cat "$p")/cmdline" 2>/dev/null |
+		    awk 'prev == "-S" {print} {prev = $0}' >>"$RIG/brick.sock"
+	done
 }

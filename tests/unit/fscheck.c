@@ -7,7 +7,7 @@
 #include "tap.h"
 
 static const char *coherent_vol =
-	"volume abx-client-0\n    type protocol/client\nend-volume\n"
+	"volume abx-client-0\n    type protocol/client\n    option strict-locks on\nend-volume\n"
 	"volume abx-dht\n    type cluster/distribute\nend-volume\n"
 	"volume abx-io-threads\n    type performance/io-threads\nend-volume\n"
 	"volume abx\n    type debug/io-stats\nend-volume\n";
@@ -50,7 +50,7 @@ verdict_n(const char *opts, const char *want)
 int
 main(void)
 {
-	plan(16);
+	plan(17);
 	ok(verdict_g(coherent_vol, coherent_cmd, NULL) == 0, "gluster: caches off, coherent mount: safe");
 	ok(verdict_g(default_vol, coherent_cmd, "gluster volume set abx performance.write-behind off") == 1,
 	    "gluster: default volume options: unsafe, the command to fix it is named");
@@ -66,6 +66,9 @@ main(void)
 	ok(verdict_g(coherent_vol, "--direct-io-mode=enable --attribute-timeout=0 --entry-timeout=0 "
 	    "--negative-timeout=5", NULL) == 1, "gluster: negative-timeout=5: unsafe");
 
+	ok(verdict_g("volume abx-client-0\n    type protocol/client\n    option strict-locks off\nend-volume\n",
+	    coherent_cmd, "gluster volume set abx client.strict-locks on") == 1,
+	    "gluster: strict-locks off: unsafe, named");
 	ok(verdict_n("rw,vers=4.2,rsize=1048576,hard,noac,proto=tcp,local_lock=none", NULL) == 0,
 	    "nfs: v4.2 noac: safe");
 	ok(verdict_n("rw,vers=4.2,acregmin=0,acregmax=0,acdirmin=0,acdirmax=0,local_lock=none", NULL) == 0,
