@@ -104,9 +104,14 @@ rig_stop() {
 	RIG=""
 }
 
+# At exit: the test's processes first (they hold the mounts), then the rig,
+# then tick-lib.sh's cleanup if it is loaded, else tap.sh's.
 rig_trap() {
+	for _g in ${_tick_groups:-}; do kill -9 "-$_g" 2>/dev/null; done
+	jobs -p >"$T/.rigjobs" 2>/dev/null
+	xargs -r kill -9 <"$T/.rigjobs" 2>/dev/null
 	rig_stop
-	cleanup
+	if command -v tick_cleanup >/dev/null 2>&1; then tick_cleanup; else cleanup; fi
 }
 
 # rig_gluster ARGS...: the CLI, talking to our glusterd only
