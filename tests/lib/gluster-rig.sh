@@ -102,6 +102,7 @@ rig_stop() {
 	[ -s "$RIG/brick.sock" ] && xargs rm -f <"$RIG/brick.sock"
 	rm -rf "$RIG"
 	RIG=""
+	rm -f "$RIG_LOCKED"   # the next rig may start
 }
 
 # At exit: the test's processes first (they hold the mounts), then the rig,
@@ -134,9 +135,20 @@ rig_start() {
 	why=$(rig_why)
 	[ -z "$why" ] || rig_skip "$why"
 	RIG_HOST=$(hostname)
-	# one rig at a time on this machine (port 24007)
-	exec 8>/tmp/abx-gluster-rig.lock
-	flock -w 600 8 || rig_skip "another rig held /tmp/abx-gluster-rig.lock for 10 minutes"
+	# one rig at a time on this machine (port 24007): the lock is held by a
+	# subshell of its own, so that no process the test starts inherits it
+	RIG_LOCKED=$T/.rig-locked
+	(
+		flock -w 600 9 || exit 1
+		: >"$RIG_LOCKED"
+		while kill -0 $$ 2>/dev/null && [ -e "$RIG_LOCKED" ]; do sleep 0.2; done
+	) 9>/tmp/abx-gluster-rig.lock &
+	RIG_LOCKER=$!
+	while [ ! -e "$RIG_LOCKED" ]; do
+		kill -0 "$RIG_LOCKER" 2>/dev/null ||
+		    rig_skip "another rig held /tmp/abx-gluster-rig.lock for 10 minutes"
+		sleep 0.1
+	done
 	if ss -Hltn 2>/dev/null | awk '{print $4}' | grep -q ':24007$'; then
 		rig_skip "port 24007 is taken (a glusterd of the system's is running?)"
 	fi
@@ -188,12 +200,30 @@ rig_cut() {
 	return 0
 }
 
+rig_brick_up() {
+	for p in "$RIG"/run/vols/*/*.pid; do
+		[ -s "$p" ] || continue
+		_pid=$(cat "$p")
+		[ "$(cat "/proc/$_pid/comm" 2>/dev/null)" = glusterfsd ] &&
+		    ! grep -q '^State:.*Z' "/proc/$_pid/status" 2>/dev/null && return 0
+	done
+	return 1
+}
+
 rig_brick_restart() {
 	for p in "$RIG"/run/vols/*/*.pid; do
 		[ -s "$p" ] && kill -9 "$(cat "$p")" 2>/dev/null
+		# a dead brick that nobody reaps (a container's init) still has
+		# its pid: glusterd would take it for running
+		rm -f "$p"
 	done
-	sleep 1
-	rig_gluster volume start $RIG_VOL force >/dev/null
+	n=0
+	while [ $n -lt 20 ]; do
+		sleep 0.5
+		rig_gluster volume start $RIG_VOL force >>"$RIG/log/restart.out" 2>&1
+		wait_for 3 rig_brick_up && break
+		n=$((n + 1))
+	done
 	for p in "$RIG"/run/vols/*/*.pid; do
 		[ -s "$p" ] || continue
 		tr '\0' '\n' <"/proc/$(cat "$p")/cmdline" 2>/dev/null |
