@@ -15,6 +15,7 @@ abx-add -d "$A" http://127.0.0.1:1/one >/dev/null
 S1=$(abx-ls -d "$A" -k snapshot --jsonl | jq -r .id)
 
 # 1. host-b holds S1, then is cut off
+# shellcheck disable=SC2016
 ABX_HOST=host-b abx-claim -d "$B" -k snapshot sh -c 'echo "$ABX_ID" >"$T/held.b"; exec sleep 600' \
 	>/dev/null 2>"$T/b.err" &
 ok "host-b holds the snapshot" wait_for 20 test -s "$T/held.b"
