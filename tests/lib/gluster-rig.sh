@@ -136,16 +136,17 @@ rig_start() {
 	[ -z "$why" ] || rig_skip "$why"
 	RIG_HOST=$(hostname)
 	# one rig at a time on this machine (port 24007): the lock is held by a
-	# subshell of its own, so that no process the test starts inherits it
+	# process of its own, so that no process the test starts inherits it,
+	# and not a job of the test's, so that its "wait" does not wait for it;
+	# it lets go when the test removes $RIG_LOCKED or dies
 	RIG_LOCKED=$T/.rig-locked
-	(
-		flock -w 600 9 || exit 1
-		: >"$RIG_LOCKED"
-		while kill -0 $$ 2>/dev/null && [ -e "$RIG_LOCKED" ]; do sleep 0.2; done
-	) 9>/tmp/abx-gluster-rig.lock &
-	RIG_LOCKER=$!
+	testpid=$$
+	( (
+		if flock -w 600 9; then : >"$RIG_LOCKED"; else : >"$RIG_LOCKED.failed"; exit 1; fi
+		while kill -0 "$testpid" 2>/dev/null && [ -e "$RIG_LOCKED" ]; do sleep 0.2; done
+	) 9>/tmp/abx-gluster-rig.lock & )
 	while [ ! -e "$RIG_LOCKED" ]; do
-		kill -0 "$RIG_LOCKER" 2>/dev/null ||
+		[ -e "$RIG_LOCKED.failed" ] &&
 		    rig_skip "another rig held /tmp/abx-gluster-rig.lock for 10 minutes"
 		sleep 0.1
 	done
