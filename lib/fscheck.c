@@ -77,10 +77,10 @@ fscheck_gluster(const char *volfile, const char *cmdline, const char *vol, buf_t
 			continue;
 		if (nopt++ == 0) {
 			sep(why);
-			buf_addf(why, "client caches are on: gluster volume set %s %s off", vol,
+			buf_addf(why, "client caches on: gluster volume set %s %s off", vol,
 			    caches[i].option);
-		} else {
-			buf_addf(why, "%s%s", nopt == 2 ? " (the same for " : ", ", caches[i].option);
+		} else {   /* "performance." said once */
+			buf_addf(why, "%s%s", nopt == 2 ? " (and " : ", ", caches[i].option + 12);
 		}
 	}
 	if (nopt > 1)
@@ -89,8 +89,7 @@ fscheck_gluster(const char *volfile, const char *cmdline, const char *vol, buf_t
 	 * believing in locks the brick forgot, and another host takes them */
 	if (strstr(volfile, "type protocol/client\n") && !strstr(volfile, "option strict-locks on\n")) {
 		sep(why);
-		buf_addf(why, "a client keeps locks the server lost: gluster volume set %s "
-		    "client.strict-locks on, then mount again", vol);
+		buf_addf(why, "gluster volume set %s client.strict-locks on, then mount again", vol);
 	}
 	char v[64];
 	const char *dio = arg_value(cmdline, "--direct-io-mode=", v, sizeof v);
@@ -104,8 +103,7 @@ fscheck_gluster(const char *volfile, const char *cmdline, const char *vol, buf_t
 	bad |= nt && strtod(nt, NULL) != 0;
 	if (bad) {
 		sep(why);
-		buf_adds(why, "the kernel caches the mount: mount it with "
-		    "-o direct-io-mode=enable,attribute-timeout=0,entry-timeout=0");
+		buf_adds(why, "mount with -o direct-io-mode=enable,attribute-timeout=0,entry-timeout=0");
 	}
 	return why->len > w0;
 }
@@ -254,7 +252,7 @@ judge(store_t *s, long ftype, buf_t *why, char *what, size_t wn)
 		return 0;
 	const char *colon = strrchr(m.source, ':');
 	const char *vol = colon ? colon + 1 : m.source;
-	snprintf(what, wn, "GlusterFS volume %.200s (mounted on %.400s)", vol, m.point);
+	snprintf(what, wn, "GlusterFS volume %.200s", vol);
 	buf_t vf = {0}, cl = {0};
 	int unsafe;
 	if (!m.root || read_file(m.point, ".meta/graphs/active/volfile", &vf) < 0 ||
@@ -290,8 +288,8 @@ fscheck(store_t *s)
 	int ok = conf_bool(conf_get(&c, "FS_UNSAFE_OK"), 0);
 	conf_free(&c);
 	if (!ok)
-		store_fail(s, EX_CONFIG_, 0, "%s is on %s, which is not safe for several hosts: %s; "
-		    "or set FS_UNSAFE_OK=true in abx.conf if one host only uses it (abx(7) ASSUMPTIONS)",
+		store_fail(s, EX_CONFIG_, 0, "%s is on %s, unsafe for several hosts (abx(7) "
+		    "ASSUMPTIONS; if one host only uses it, set FS_UNSAFE_OK=true in abx.conf): %s",
 		    s->dir, what, buf_cstr(&why));
 	buf_free(&why);
 	return ok ? 0 : -1;

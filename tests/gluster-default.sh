@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/gluster-rig.sh"
 rig_start default
-plan 9
+plan 10
 
 expect_exit 78 "abx-add on a default GlusterFS volume is refused" \
     abx-add -d "$M1/data" http://127.0.0.1:1/
@@ -15,6 +15,7 @@ diag "$err"
 like "$err" "GlusterFS volume abx" "the message names the volume"
 like "$err" "gluster volume set abx performance.write-behind off" "... the volume option to turn off"
 like "$err" "direct-io-mode=enable,attribute-timeout=0,entry-timeout=0" "... the mount options"
+like "$err" "gluster volume set abx client.strict-locks on" "... the lock option to turn on"
 like "$err" "FS_UNSAFE_OK=true" "... and the setting that overrides it"
 ok "nothing was queued" test ! -e "$M1/data/crawls.jsonl"
 

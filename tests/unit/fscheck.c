@@ -54,7 +54,7 @@ main(void)
 	ok(verdict_g(coherent_vol, coherent_cmd, NULL) == 0, "gluster: caches off, coherent mount: safe");
 	ok(verdict_g(default_vol, coherent_cmd, "gluster volume set abx performance.write-behind off") == 1,
 	    "gluster: default volume options: unsafe, the command to fix it is named");
-	ok(verdict_g(default_vol, coherent_cmd, "performance.stat-prefetch") == 1,
+	ok(verdict_g(default_vol, coherent_cmd, ", stat-prefetch)") == 1,
 	    "gluster: md-cache is named by its volume option (stat-prefetch)");
 	ok(verdict_g(coherent_vol, default_cmd,
 	    "-o direct-io-mode=enable,attribute-timeout=0,entry-timeout=0") == 1,
