@@ -24,12 +24,14 @@
 #   default   GlusterFS's own defaults (client caches on)
 #
 # Needs root, /dev/fuse, the glusterd, gluster and glusterfs programs
-# (Debian glusterfs-server and glusterfs-client: installed here with apt-get
-# when missing and we are root — not by tests/lib/deps.sh, because on a
-# machine with systemd the package starts and enables a glusterd listening on
-# every interface) and port 24007 on 127.0.0.1 free: a brick finds its
-# glusterd on the default port only, so rigs cannot run side by side and
-# rig_start serialises them with a lock on /tmp/abx-gluster-rig.lock.
+# (Debian glusterfs-server and glusterfs-client, 23 packages, 36 MB:
+# installed here with apt-get when missing and we are root — not by
+# tests/lib/deps.sh, because on a machine with systemd the package starts
+# and enables a glusterd of the system's, listening on every interface) and
+# port 24007 on 127.0.0.1 free (else the test is skipped, saying so): a
+# brick finds its glusterd on the default port only, so rigs cannot run side
+# by side and rig_start serialises them with a lock on
+# /tmp/abx-gluster-rig.lock.
 #
 # rig_brick_restart: kill -9 the brick and start it again: every client
 # loses its connection and the brick its locks.
@@ -57,11 +59,13 @@ rig_why() {
 	if ! command -v glusterd >/dev/null 2>&1 || ! command -v glusterfs >/dev/null 2>&1; then
 		if command -v apt-get >/dev/null 2>&1; then
 			echo "# installing glusterfs-server glusterfs-client with apt-get" >&2
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-			    glusterfs-server glusterfs-client >/dev/null 2>&1 ||
-			    { DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1 &&
-			      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-			      glusterfs-server glusterfs-client >/dev/null 2>&1; }
+			# one test at a time (dpkg's lock); a later one finds them
+			flock -w 600 /tmp/abx-gluster-install.lock sh -c '
+			    command -v glusterd >/dev/null 2>&1 && command -v glusterfs >/dev/null 2>&1 && exit 0
+			    export DEBIAN_FRONTEND=noninteractive
+			    apt-get install -y -qq --no-install-recommends glusterfs-server glusterfs-client ||
+			    { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+			        glusterfs-server glusterfs-client; }' >/dev/null 2>&1
 		fi
 		if ! command -v glusterd >/dev/null 2>&1 || ! command -v glusterfs >/dev/null 2>&1; then
 			echo "glusterfs-server and glusterfs-client are not installed and apt-get could not install them"
