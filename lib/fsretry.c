@@ -12,6 +12,8 @@ fsr_again(int err, int existed, int attempt)
 {
 	if (attempt + 1 >= FSR_TRIES || !(err == ESTALE || (existed && err == ENOENT)))
 		return 0;
+	if (err == ENOENT && attempt + 1 >= FSR_ENOENT_TRIES)
+		return 0;   /* a rename takes a moment; a deleted file is gone */
 	struct timespec ts = {0, (1L << attempt) * 1000000L};
 	nanosleep(&ts, NULL);
 	return 1;

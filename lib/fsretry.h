@@ -10,8 +10,10 @@
  * These helpers retry by reopening the path, a few times with a short
  * growing pause (FSR_TRIES attempts, 1, 2, 4 ... ms between them); a
  * persistent error is returned as it is.  ENOENT is retried only when the
- * caller knows the file existed (FSR_EXISTED), since a journal that was
- * never written is an ordinary ENOENT and costs no pause.
+ * caller knows the file existed a moment ago (FSR_EXISTED: the index after
+ * fs_exists said so, a journal an index entry points into), and then only
+ * FSR_ENOENT_TRIES attempts (3 ms in all): a journal that was never
+ * written, or that retention deleted, is an ordinary ENOENT.
  *
  *   fd = fsr_open(dfd, rel, O_RDONLY, FSR_EXISTED, &st);   open + fstat
  *   fsr_read(dfd, rel, &buf);                             the whole file
@@ -32,7 +34,7 @@
 #include <sys/types.h>
 #include "buf.h"
 
-enum { FSR_TRIES = 8, FSR_EXISTED = 1 };
+enum { FSR_TRIES = 8, FSR_ENOENT_TRIES = 3, FSR_EXISTED = 1 };
 
 /* 1 if errno err is worth a retry (ESTALE; ENOENT if existed) and attempt
  * (0, 1, ...) is below FSR_TRIES, after a pause; else 0. */

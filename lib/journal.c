@@ -297,7 +297,7 @@ journal_sync(store_t *s, const char *j)
 {
 	jstate_t *st = jstate(s, j, 0);
 	struct stat sb;
-	int fd = fsr_open(s->dfd, j, O_RDONLY, st != NULL, &sb);
+	int fd = fsr_open(s->dfd, j, O_RDONLY, 0, &sb);
 	if (fd < 0)
 		return 0;
 	if (st && sb.st_size == st->end) {
