@@ -13,7 +13,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 XCFLAGS  = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Ilib \
            -DABX_SHAREDIR='"$(SHAREDIR)"'
-LDLIBS  = -larchive -linotifytools
+LDLIBS  = -larchive -linotifytools -lidn2 -lpsl -lz
 ifeq ($(SANITIZE),1)
 CFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif

@@ -20,6 +20,15 @@
 # its CPU time, whatever the concurrency.  The tools run from a copy of
 # bin/ and share/ made at the start.
 #
+# Beside each abx variant runs wget2 -r with as many threads (Debian's
+# threaded mirror: what a person who only wants a copy runs), and each
+# figure is also put against the floor, pages x latency / concurrency.
+# An abx line gives its CPU budget: the CPU time of every process of the
+# crawl except the fetcher (wget runs under bench/cputime, which records
+# its own CPU time), per snapshot, the fetcher's beside it; and the slot
+# occupancy: the time snapshots' hooks ran (first start to last end of
+# each snapshot's results) over slots x wall time.
+#
 # Environment: ABX_BENCH_CRAWL_ROUNDS (default 2), ABX_BENCH_CRAWL_PAGES
 # (default 500), ABX_BENCH_CRAWL_SLOTS (default "4 16").
 LC_ALL=C
@@ -119,16 +128,31 @@ run_wget() {
 	echo "wget $(elapsed "$s" "$e") $n $(wc -l <"$tmp/requests.log" | tr -d ' ') $(elapsed "$c0" "$c1")" >>"$tmp/res"
 }
 
+# run_wget2 ROUND THREADS
+run_wget2() {
+	[ -n "$wget2" ] || return 0
+	s=$(now)
+	"$wget2" -r -l "$depth" --no-parent -q --max-threads="$2" -P "$tmp/wget2.$1.$2" "$url"
+	e=$(now)
+	echo "wget2x$2 $(elapsed "$s" "$e") $(find "$tmp/wget2.$1.$2" -name '*.html' | wc -l | tr -d ' ')" >>"$tmp/res2"
+}
+
 # run_abx ROUND NAME SLOTS PLUGINS
 run_abx() {
 	d=$tmp/abx.$1.$2
 	: >"$tmp/requests.log"
+	: >"$tmp/cpu.$2.$1"
 	cpu
 	c0=$cpuv
 	s=$(now)
 	"$bin/abx-add" -d "$d" --depth "$depth" --plugins "$4" \
-		--config "CRAWL_MAX_CONCURRENT_SNAPSHOTS=$3" "$url" >/dev/null || return 1
-	"$bin/abx-tick" -d "$d" >/dev/null
+		--config "CRAWL_MAX_CONCURRENT_SNAPSHOTS=$3" --config "HOST_MAX_CONCURRENT=$3" "$url" >/dev/null || return 1
+	if [ -x "$top/bench/cputime" ]; then
+		WGET_BINARY=$top/bench/cputime ABX_BENCH_REAL=$(command -v wget) ABX_BENCH_CPU_LOG=$tmp/cpu.$2.$1 \
+			"$bin/abx-tick" -d "$d" >/dev/null
+	else
+		"$bin/abx-tick" -d "$d" >/dev/null
+	fi
 	rc=$?
 	e=$(now)
 	cpu
@@ -136,16 +160,46 @@ run_abx() {
 	[ "$rc" -eq 0 ] || echo "crawl: warning: abx-tick exited $rc ($2)" >&2
 	n=$(wc -l <"$d/index.jsonl" | tr -d ' ')
 	echo "$2 $(elapsed "$s" "$e") $n $(wc -l <"$tmp/requests.log" | tr -d ' ') $(elapsed "$c0" "$c1")" >>"$tmp/res"
+	# the fetcher's CPU (ms), and the slots' occupancy
+	fcpu=$(awk '{ t += $1 } END { printf "%.1f", t / 1000 }' "$tmp/cpu.$2.$1")
+	occ=$(cat "$d"/crawls/*/snapshots.jsonl | python3 -c '
+import json, sys
+from datetime import datetime
+def t(s): return datetime.strptime(s.rstrip("Z"), "%Y-%m-%dT%H:%M:%S.%f").timestamp() if s else None
+last = {}
+for line in sys.stdin:
+    try: r = json.loads(line)
+    except ValueError: continue
+    if r.get("type") == "ArchiveResult": last[r["id"]] = r
+span = {}
+for r in last.values():
+    a, b = t(r.get("start_ts")), t(r.get("end_ts"))
+    if a is None or b is None: continue
+    lo, hi = span.get(r["snapshot_id"], (a, b))
+    span[r["snapshot_id"]] = (min(lo, a), max(hi, b))
+busy = sum(b - a for a, b in span.values())
+print("%.3f" % (busy / (float(sys.argv[1]) * float(sys.argv[2]))))' "$3" "$(elapsed "$s" "$e")")
+	echo "$2 $fcpu $occ" >>"$tmp/res3"
 }
 
 plugins=wget,parse_html_urls
+wget2=$(command -v wget2 2>/dev/null)
 echo "crawl: $pages-page site (tests/httpd.py --root, $latency ms per response), start $url, depth $depth; $rounds rounds"
+echo "crawl: host pacing wide open: HOST_MAX_CONCURRENT = the slots, HOST_DELAY 0 (the defaults: 4 and 0)"
 : >"$tmp/res"
+: >"$tmp/res2"
+: >"$tmp/res3"
 r=0
 while [ "$r" -lt "$rounds" ]; do
 	[ $((r % 2)) -eq 0 ] && run_wget "$r"
 	for c in $slots; do
-		run_abx "$r" "abx$c" "$c" "$plugins"
+		if [ $((r % 2)) -eq 0 ]; then
+			run_wget2 "$r" "$c"
+			run_abx "$r" "abx$c" "$c" "$plugins"
+		else
+			run_abx "$r" "abx$c" "$c" "$plugins"
+			run_wget2 "$r" "$c"
+		fi
 	done
 	[ $((r % 2)) -eq 1 ] && run_wget "$r"
 	r=$((r + 1))
@@ -176,4 +230,23 @@ echo "crawl: wget -r: $pw pages, $rw requests, CPU $(printf %.1f "$cw") ms per p
 report abx4 "abx-tick --plugins $plugins, 4 slots (default)" target
 for c in $slots; do
 	[ "$c" = 4 ] || report "abx$c" "abx-tick --plugins $plugins, $c slots"
+done
+
+# against wget2 at the same concurrency, and both against the floor
+for c in $slots; do
+	ta=$(awk -v k="abx$c" '$1 == k { print $2 }' "$tmp/res" | median)
+	na=$(awk -v k="abx$c" '$1 == k { print $3 }' "$tmp/res" | sort -n | head -n 1)
+	tot=$(awk -v k="abx$c" '$1 == k { print $5 / $3 * 1000 }' "$tmp/res" | median)
+	fc=$(awk -v k="abx$c" '$1 == k { print $2 / '"${na:-1}"' }' "$tmp/res3" | median)
+	oc=$(awk -v k="abx$c" '$1 == k { print $3 * 100 }' "$tmp/res3" | median)
+	floor=$(awk -v p="$pages" -v l="$latency" -v c="$c" 'BEGIN { printf "%.2f", p * l / 1000 / c }')
+	[ -n "$ta" ] && echo "crawl: abx, $c slots: CPU per snapshot $(awk -v t="$tot" -v f="$fc" 'BEGIN { printf "%.1f ms abx + %.1f ms wget", t - f, f }') [target abx <= 3 ms: $(awk -v t="$tot" -v f="$fc" 'BEGIN { print (t - f <= 3) ? "ok" : "MISSED" }')]; slots busy $(printf %.0f "$oc") % of the crawl [target >= 90 %: $(awk -v o="$oc" 'BEGIN { print (o >= 90) ? "ok" : "MISSED" }')]"
+	t2=$(awk -v k="wget2x$c" '$1 == k { print $2 }' "$tmp/res2" | median)
+	if [ -z "$t2" ]; then
+		echo "crawl: wget2 is not installed: no comparison at $c slots"
+		continue
+	fi
+	n2=$(awk -v k="wget2x$c" '$1 == k { print $3 }' "$tmp/res2" | sort -n | head -n 1)
+	want=$([ "$c" -le 4 ] && echo 1.3 || echo 1.5)
+	echo "crawl: $c slots: abx / wget2 --max-threads=$c: $(awk -v a="$ta" -v w="$t2" 'BEGIN { printf "%.2fx (%.2f s vs %.2f s)", a / w, a, w }') [target <= ${want}x: $(awk -v a="$ta" -v w="$t2" -v g="$want" 'BEGIN { print (a / w <= g) ? "ok" : "MISSED" }')]; floor $floor s: abx $(awk -v a="$ta" -v f="$floor" 'BEGIN { printf "%.2fx", a / f }'), wget2 $(awk -v a="$t2" -v f="$floor" 'BEGIN { printf "%.2fx", a / f }'); $na snapshots, wget2 saved $n2 pages"
 done

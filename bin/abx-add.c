@@ -28,15 +28,28 @@
 #include "config.h"
 #include "err.h"
 #include "exitcodes.h"
+#include "names.h"
 #include "record.h"
 #include "schedule.h"
 #include "sigreset.h"
 #include "store.h"
 #include "url.h"
 
+static const char options[] =
+    "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
+    "  --depth N       follow links N levels deep, 0 to 4 (default 0)\n"
+    "  --tag T,...     tag the crawl and its snapshots\n"
+    "  --plugins P,... run only these plugins (names found on the plugin search path)\n"
+    "  --config K=V    a setting for this crawl (repeatable), e.g. --config TIMEOUT=120\n"
+    "  --scope S       which outlinks to follow: any (default), page, prefix, host, domain\n"
+    "  --schedule CRON store a recurring crawl instead: five cron fields or @daily ...\n"
+    "  URL...          the URLs; none: read them from stdin (lines or JSONL records)\n"
+    "  -h, --help      print this help and exit\n"
+    "  --version       print the version and exit\n";
+
 static const char usage[] =
     "abx-add [-d DIR] [--depth N] [--tag T,...] [--plugins P,...] [--config KEY=VALUE]...\n"
-    "               [--schedule CRON] [URL...]";
+    "               [--scope any|page|prefix|host|domain] [--schedule CRON] [URL...]";
 
 typedef struct {
 	char *url, *title, *tags;
@@ -51,13 +64,16 @@ typedef struct {
 static void
 add_entry(entries_t *e, const char *where, long lineno, char *url, char *title, char *tags)
 {
-	const char *why = url ? url_check(url) : "record has no \"url\" string";
-	if (why) {
+	const char *why = "record has no \"url\" string";
+	char *canon = url ? url_canon(url, NULL, &why) : NULL;   /* url.h: the stored form */
+	if (!canon) {
 		warnx_("%s %ld: %s: %s", where, lineno, why, url ? url : "");
 		e->bad++;
 		free(url), free(title), free(tags);
 		return;
 	}
+	free(url);
+	url = canon;
 	for (size_t i = 0; i < e->n; i++)
 		if (strcmp(e->v[i].url, url) == 0) {
 			free(url), free(title), free(tags);
@@ -139,9 +155,11 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_VERSION_OPT,
 		{"depth", required_argument, 0, 'D'}, {"tag", required_argument, 0, 't'},
 		{"plugins", required_argument, 0, 'p'}, {"config", required_argument, 0, 'c'},
-		{"schedule", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"schedule", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
+		{"scope", required_argument, 0, 'o'}, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *tags = "", *plugins = NULL, *sched = NULL;
 	int depth = 0, c;
@@ -157,8 +175,7 @@ main(int argc, char **argv)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (*end || end == optarg || v < 0 || v > 4) {
-				warnx_("--depth must be 0 to 4: %s", optarg);
-				cli_usage(usage);
+				cli_usage_err(usage, "--depth must be 0 to 4: %s", optarg);
 			}
 			depth = v;
 			break;
@@ -173,11 +190,14 @@ main(int argc, char **argv)
 			break;
 		}
 		case 'p': plugins = optarg; break;
+		case 'o':   /* CRAWL_SCOPE, checked with the other settings */
+			rec_set_str(&config, "CRAWL_SCOPE", optarg);
+			conf_set(&given, "CRAWL_SCOPE", optarg, CONF_CRAWL);
+			break;
 		case 'c': {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || !config_key_ok(optarg, eq - optarg)) {
-				warnx_("--config wants KEY=VALUE with KEY in [A-Z0-9_]: %s", optarg);
-				cli_usage(usage);
+				cli_usage_err(usage, "--config wants KEY=VALUE with KEY in [A-Z0-9_]: %s", optarg);
 			}
 			char *k = xstrndup(optarg, eq - optarg);
 			rec_set_str(&config, k, eq + 1);
@@ -185,7 +205,8 @@ main(int argc, char **argv)
 			free(k);
 			break;
 		}
-		case 'h': cli_help(usage);
+		case 'h': cli_help(usage, options);
+		case CLI_VERSION: cli_version();
 		default: cli_usage(usage);
 		}
 	}
@@ -205,6 +226,11 @@ main(int argc, char **argv)
 	int rc = conf_check(&given, &why);
 	if (rc)
 		die(rc, "%s", why.p);
+	char **pl = NULL;   /* plugin names must name plugins (names.h) */
+	if (conf_parse_plugins(conf_get(&given, "PLUGINS"), &pl) == 0 &&
+	    names_plugins(cli_dir(dir), pl, &why))
+		die(EX_DATAERR_, "%s: %s", plugins ? "--plugins" : "PLUGINS", buf_cstr(&why));
+	cli_names_free(pl);
 	conf_free(&given);
 
 	entries_t e = {0};

@@ -34,6 +34,20 @@
 #include "sigreset.h"
 #include "store.h"
 
+static const char options[] =
+    "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
+    "  -k KIND         claim only a crawl, snapshot or binary\n"
+    "  -i ID           claim this item, not the next due one\n"
+    "  -l SECONDS      the lease's length (renewed while CMD runs)\n"
+    "  -n COUNT        claim up to COUNT due items at once and print them\n"
+    "  --renew ID      extend the lease on ID held by this host\n"
+    "  --release ID    give up the lease on ID\n"
+    "  --test ID       exit 0 if ID is leased by a live holder, else 1\n"
+    "  -v              say what was claimed, on stderr\n"
+    "  CMD [ARG...]    run CMD holding the lease (as flock(1) does)\n"
+    "  -h, --help      print this help and exit\n"
+    "  --version       print the version and exit\n";
+
 static const char usage[] =
     "abx-claim [-v] [-d DIR] [-k crawl|snapshot|binary] [-l SECONDS] [-i ID] [CMD [ARG...]]\n"
     "       abx-claim [-d DIR] [-k crawl|snapshot|binary] [-l SECONDS] -n COUNT\n"
@@ -132,6 +146,7 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_VERSION_OPT,
 		{"renew", required_argument, 0, 'R'}, {"release", required_argument, 0, 'U'},
 		{"test", required_argument, 0, 'T'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
@@ -148,8 +163,7 @@ main(int argc, char **argv)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (*end || v < 1 || v > 100000) {
-				warnx_("-n wants a count from 1 to 100000: %s", optarg);
-				cli_usage(usage);
+				cli_usage_err(usage, "-n wants a count from 1 to 100000: %s", optarg);
 			}
 			count = v;
 			break;
@@ -162,28 +176,27 @@ main(int argc, char **argv)
 			char *end;
 			lease = strtod(optarg, &end);
 			if (*end || end == optarg || lease <= 0 || lease > 86400 * 365) {
-				warnx_("-l wants a number of seconds: %s", optarg);
-				cli_usage(usage);
+				cli_usage_err(usage, "-l wants a number of seconds: %s", optarg);
 			}
 			break;
 		}
 		case 'R': case 'U': case 'T':
 			if (op)
-				cli_usage(usage);
+				cli_usage_err(usage, "one of --renew, --release, --test at a time");
 			op = c;
 			op_id = optarg;
 			break;
-		case 'h': cli_help(usage);
+		case 'h': cli_help(usage, options);
+		case CLI_VERSION: cli_version();
 		default: cli_usage(usage);
 		}
 	}
 	const char *type = kind_type(kind);
-	if (!type) {
-		warnx_("-k wants crawl, snapshot or binary: %s", kind);
-		cli_usage(usage);
-	}
+	if (!type)
+		die(EX_DATAERR_, "-k: unknown kind %s; the kinds abx-claim takes are: crawl snapshot binary", kind);
 	if ((op && (id || optind < argc)) || (count && (op || id || optind < argc)))
-		cli_usage(usage);
+		cli_usage_err(usage, "%s takes no -i and no CMD", count ? "-n" : op == 'R' ? "--renew" :
+		    op == 'U' ? "--release" : "--test");
 	const char *check = op ? op_id : id;
 	if (check && !id_valid(check))
 		die(EX_DATAERR_, "not an id: %s", check);

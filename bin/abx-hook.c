@@ -36,6 +36,16 @@
 #include "sigreset.h"
 #include "store.h"
 
+static const char options[] =
+    "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
+    "  --plugins P,... run only these plugins (default: PLUGINS, else every plugin)\n"
+    "  -n              print the hooks that would run, run nothing\n"
+    "  --family F      Snapshot (default), CrawlSetup or CrawlCleanup\n"
+    "  -v              more detail on stderr\n"
+    "  ID              the snapshot (or, for CrawlSetup and CrawlCleanup, the crawl)\n"
+    "  -h, --help      print this help and exit\n"
+    "  --version       print the version and exit\n";
+
 static const char usage[] =
     "abx-hook [-d DIR] [--plugins P,...] [-n] [--family Snapshot|CrawlSetup|CrawlCleanup] ID";
 
@@ -96,6 +106,7 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_VERSION_OPT,
 		{"plugins", required_argument, 0, 'p'}, {"family", required_argument, 0, 'f'},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
@@ -110,12 +121,15 @@ main(int argc, char **argv)
 		case 'f': family = optarg; break;
 		case 'n': dry = 1; break;
 		case 'v': err_verbose(err_verbose(-1) + 1); break;
-		case 'h': cli_help(usage);
+		case 'h': cli_help(usage, options);
+		case CLI_VERSION: cli_version();
 		default: cli_usage(usage);
 		}
 	}
-	if (optind != argc - 1 || !phase_family_valid(family))
-		cli_usage(usage);
+	if (!phase_family_valid(family))
+		cli_usage_err(usage, "--family wants Snapshot, CrawlSetup or CrawlCleanup: %s", family);
+	if (optind != argc - 1)
+		cli_usage_err(usage, optind == argc ? "no ID given" : "one ID only: %s", argv[argc - 1]);
 	const char *id = argv[optind];
 	if (!id_valid(id))
 		die(EX_DATAERR_, "not an id: %s (ids are UUIDv7 strings such as those abx-ls prints)", id);

@@ -6,8 +6,9 @@
  * or paused, else requeued at its earliest child's time (exit 1, "not
  * finished").  Sealing again rewrites the index files.  abx-seal holds the
  * item's lease while it works: inherited from abx-claim, or taken (exit 75
- * if a worker holds it).  --pack FILE writes the item's directory into an
- * archive chosen by FILE's suffix; --index rebuilds the data directory's
+ * if a worker holds it).  --pack FILE writes the item into an archive
+ * chosen by FILE's suffix (a tar or zip of its directory, or a WACZ), never
+ * over an existing FILE unless -f; --index rebuilds the data directory's
  * index.html from its index.jsonl.
  */
 #include <getopt.h>
@@ -24,33 +25,52 @@
 #include "sigreset.h"
 #include "store.h"
 
+static const char options[] =
+    "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
+    "  --pack FILE     pack the sealed snapshot or crawl ID into FILE (.tar.gz, .zip, .wacz ...)\n"
+    "  -f              with --pack, replace FILE if it exists\n"
+    "  --index         rebuild the site index (index.html) from index.jsonl\n"
+    "  ID              the snapshot or crawl to seal\n"
+    "  -h, --help      print this help and exit\n"
+    "  --version       print the version and exit\n";
+
 static const char usage[] =
-    "abx-seal [-d DIR] [--pack FILE] ID\n"
+    "abx-seal [-d DIR] [-f] [--pack FILE] ID\n"
     "       abx-seal [-d DIR] --index";
 
 int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_VERSION_OPT,
 		{"pack", required_argument, 0, 'p'}, {"index", no_argument, 0, 'I'},
+		{"force", no_argument, 0, 'f'},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *pack = NULL;
-	int c, index_only = 0;
+	int c, index_only = 0, force = 0;
 	err_init(argv[0]);
 	sig_reset();
-	while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
+		case 'f': force = 1; break;
 		case 'p': pack = optarg; break;
 		case 'I': index_only = 1; break;
-		case 'h': cli_help(usage);
+		case 'h': cli_help(usage, options);
+		case CLI_VERSION: cli_version();
 		default: cli_usage(usage);
 		}
 	}
+	if (index_only && (optind != argc || pack || force))
+		cli_usage_err(usage, "--index takes no ID, no --pack and no -f");
+	if (!index_only && optind + 1 != argc)
+		cli_usage_err(usage, optind == argc ? "no ID given" : "one ID only: %s", argv[argc - 1]);
+	if (force && !pack)
+		cli_usage_err(usage, "-f goes with --pack");
 	store_t s;
 	if (index_only) {
-		if (optind != argc || pack)
+		if (optind != argc || pack || force)
 			cli_usage(usage);
 		if (store_open(&s, dir, 0) < 0)
 			die(s.err, "%s", s.errmsg);
@@ -59,7 +79,7 @@ main(int argc, char **argv)
 			die(s.err, "%s", s.errmsg);
 		return 0;
 	}
-	if (optind + 1 != argc)
+	if (optind + 1 != argc || (force && !pack))
 		cli_usage(usage);
 	const char *id = argv[optind];
 	if (!id_valid(id))
@@ -79,11 +99,18 @@ main(int argc, char **argv)
 		if (!record_is_final(&r))
 			die(EX_DATAERR_, "%s is not sealed yet; seal it before packing", id);
 		rec_free(&r);
-		int rc = seal_pack(&s, id, pack);
-		store_close(&s);
-		if (rc == SEAL_ERR)
-			die(EX_CANTCREAT_, "unable to pack %s into %s (suffixes: .tar.gz .tgz .tar.zst "
-			    ".tar.xz .tar .zip)", id, pack);
+		int rc = seal_pack(&s, id, pack, force ? SEAL_PACK_FORCE : 0);
+		if (rc == SEAL_BADFORMAT)
+			die(EX_CANTCREAT_, "unable to pack %s into %s: unknown suffix (want .wacz .tar.gz "
+			    ".tgz .tar.zst .tar.xz .tar .zip)", id, pack);
+		if (rc == SEAL_EXISTS)
+			die(EX_CANTCREAT_, "unable to pack %s: %s exists (remove it, or pass -f to replace it)",
+			    id, pack);
+		if (rc != SEAL_OK)
+			die(s.err ? s.err : EX_CANTCREAT_, "unable to pack %s into %s: %s", id, pack,
+			    s.errmsg[0] ? s.errmsg : "internal error");
+		if (store_close(&s) < 0)
+			die(s.err, "%s", s.errmsg);
 		return 0;
 	}
 	rec_free(&r);
@@ -121,6 +148,9 @@ main(int argc, char **argv)
 		warnx_("%s is paused; resume it first", id);
 		code = 1;
 		break;
+	case SEAL_UNRUN:
+		die(EX_DATAERR_, "snapshot %s is queued and none of its hooks ran; sealing it would say "
+		    "it was archived: run it (abx-tick) or cancel it (abx-ctl cancel %s)", id, id);
 	default:
 		die(s.err ? s.err : EX_SOFT_, "unable to seal %s: %s", id,
 		    s.errmsg[0] ? s.errmsg : "internal error");

@@ -32,10 +32,27 @@
 #include "store.h"
 #include "tick.h"
 
+static const char options[] =
+    "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
+    "  -n              print what is due as JSONL and run nothing\n"
+    "  -v              say what each stage does, on stderr\n"
+    "  --crawl ID      work only on this crawl\n"
+    "  --daemon        keep running: wake on changes (inotify) and on a timer\n"
+    "  --poll SECONDS  with --daemon, look for work at least this often\n"
+    "  -h, --help      print this help and exit\n"
+    "  --version       print the version and exit\n";
+
 static const char usage[] =
     "abx-tick [-d DIR] [-n] [-v] [--crawl ID] [--daemon [--poll SECONDS]]";
 
-static volatile sig_atomic_t nsignals, lastsig, hup;
+static volatile sig_atomic_t nsignals, lastsig, hup, winch;
+
+static void
+on_winch(int sig)
+{
+	(void)sig;
+	winch = 1;   /* the display fits the terminal's new width */
+}
 
 static void
 on_signal(int sig)
@@ -78,6 +95,7 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		CLI_VERSION_OPT,
 		{"crawl", required_argument, 0, 'C'}, {"daemon", no_argument, 0, 'D'},
 		{"poll", required_argument, 0, 'P'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
@@ -97,17 +115,19 @@ main(int argc, char **argv)
 			char *end;
 			poll_s = strtod(optarg, &end);
 			if (*end || poll_s <= 0) {
-				warnx_("--poll wants a number of seconds: %s", optarg);
-				cli_usage(usage);
+				cli_usage_err(usage, "--poll wants a number of seconds: %s", optarg);
 			}
 			break;
 		}
-		case 'h': cli_help(usage);
+		case 'h': cli_help(usage, options);
+		case CLI_VERSION: cli_version();
 		default: cli_usage(usage);
 		}
 	}
-	if (optind != argc || (daemon && (dry || crawl)) || (poll_s > 0 && !daemon))
-		cli_usage(usage);
+	if (optind != argc)
+		cli_usage_err(usage, "no operand is taken: %s", argv[optind]);
+	if ((daemon && (dry || crawl)) || (poll_s > 0 && !daemon))
+		cli_usage_err(usage, daemon ? "--daemon takes neither -n nor --crawl" : "--poll goes with --daemon");
 	if (crawl && !id_valid(crawl))
 		die(EX_DATAERR_, "not an id: %s", crawl);
 	err_verbose(verbose);
@@ -125,6 +145,7 @@ main(int argc, char **argv)
 	t.only_crawl = crawl;
 	t.signals = &nsignals;
 	t.tty = isatty(1);
+	t.winch = &winch;
 	const char *nc = getenv("NO_COLOR");
 	t.color = t.tty && !(nc && *nc);
 	if (dry) {
@@ -147,6 +168,11 @@ main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* a resize must not fail a blocking call (a flock, a write to the
+	 * terminal) with EINTR: restarted; poll() still wakes to redraw */
+	sa.sa_handler = on_winch;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGWINCH, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	int rc;
@@ -169,13 +195,7 @@ main(int argc, char **argv)
 		if (gone && rc == 1)
 			rc = 0;
 	}
-	if (t.tty && (t.crawls || t.snapshots)) {
-		double secs = (clock_mono() - t.started_us) / 1e6;
-		printf("abx-tick: %d crawl run%s, %d snapshot%s sealed, %d outlinks queued, %d requeued, "
-		       "%d worker failure%s in %.1f s\n",
-		    t.crawls, t.crawls == 1 ? "" : "s", t.snapshots, t.snapshots == 1 ? "" : "s",
-		    t.discovered, t.requeued, t.failed_workers, t.failed_workers == 1 ? "" : "s", secs);
-	}
+	tick_summary(&t);
 	close(lfd);
 	tick_free(&t);
 	/* acknowledge after durable: what the pass did is synced now */
@@ -184,11 +204,5 @@ main(int argc, char **argv)
 		if (!t.err)
 			t.err = s.err;
 	}
-	if (rc == EX_CONFIG_)
-		return rc;
-	if (rc == 2)
-		return 128 + lastsig;
-	if (rc == 3 || t.err)
-		return t.err ? t.err : EX_IOERR_;
-	return rc;
+	return tick_exit(&t, rc, lastsig);
 }

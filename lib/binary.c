@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "binary.h"
+#include "jsonline.h"
 #include "hookrun.h"
 #include "clock.h"
 #include "err.h"
@@ -64,6 +65,57 @@ typedef struct {
 	size_t n;
 } parse_t;
 
+static void
+binreqs_free_one(binreq_t *q)
+{
+	for (char **a = q->args; a && *a; a++)
+		free(*a);
+	free(q->args);
+	free(q->name), free(q->key), free(q->binproviders);
+}
+
+/* --key=value for one field of the entry, or NULL if it is null. */
+static char *
+field_arg(const char *key, const char *raw)
+{
+	if (!raw || strncmp(raw, "null", 4) == 0)
+		return NULL;
+	buf_t b = {0};
+	buf_adds(&b, "--");
+	for (const char *k = key; *k; k++)
+		buf_addc(&b, *k == '_' ? '-' : *k);
+	buf_addc(&b, '=');
+	if (raw[0] == '"')
+		json_unescape(raw + 1, strlen(raw) - 2, &b);
+	else
+		json_line(raw, strlen(raw), &b);
+	return buf_cstr(&b);
+}
+
+/* The entry's fields but name and binproviders, in abx-dl's order. */
+static char **
+request_args(const rec_t *r)
+{
+	static const char *const known[] = {"min_version", "postinstall_scripts", "min_release_age", "overrides"};
+	char **v = xcalloc(r->n + 1, sizeof(char *));
+	size_t n = 0;
+	for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
+		char *a = field_arg(known[k], rec_raw(r, known[k]));
+		if (a)
+			v[n++] = a;
+	}
+	for (int i = 0; i < r->n; i++) {
+		const char *k = r->f[i].key;
+		int skip = !strcmp(k, "name") || !strcmp(k, "binproviders") || !conf_key_valid(k);
+		for (size_t j = 0; j < sizeof known / sizeof known[0] && !skip; j++)
+			skip = !strcmp(k, known[j]);
+		char *a = skip ? NULL : field_arg(k, r->f[i].val);
+		if (a)
+			v[n++] = a;
+	}
+	return v;
+}
+
 static int
 parse_one(const char *raw, size_t n, void *arg)
 {
@@ -86,7 +138,7 @@ parse_one(const char *raw, size_t n, void *arg)
 			q.key = NULL;
 		}
 	}
-	rec_set_str(&r, "name", q.name);
+	q.args = request_args(&r);
 	buf_t bp = {0};
 	const char *bpr = rec_raw(&r, "binproviders");
 	if (bpr && bpr[0] == '[')
@@ -99,13 +151,10 @@ parse_one(const char *raw, size_t n, void *arg)
 	}
 	q.binproviders = xstrdup(bp.len ? buf_cstr(&bp) : "env");
 	buf_free(&bp);
-	buf_t line = {0};
-	rec_line(&r, &line);
-	q.raw = buf_cstr(&line);
 	free(name);
 	rec_free(&r);
 	if (!*q.name || strchr(q.name, '\n')) {
-		free(q.name), free(q.key), free(q.binproviders), free(q.raw);
+		binreqs_free_one(&q);
 		return 0;
 	}
 	ps->v = xrealloc(ps->v, (ps->n + 1) * sizeof(binreq_t));
@@ -127,7 +176,7 @@ void
 binreqs_free(binreq_t *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		free(v[i].name), free(v[i].key), free(v[i].binproviders), free(v[i].raw);
+		binreqs_free_one(&v[i]);
 	free(v);
 }
 
@@ -301,6 +350,13 @@ binary_resolve(store_t *s, const binreq_t *req, const char *path_env, binary_pro
 			return;
 		}
 	}
+	char id[ID_LEN + 1];
+	char *oid = have ? rec_str(&old, "id") : NULL;
+	if (!id_valid(oid))
+		id_new(id);
+	else
+		snprintf(id, sizeof id, "%s", oid);
+	free(oid);
 	/* look it up: PATH, then the providers in their order */
 	char *ap = binary_which(req->name, path_env), *ver = NULL;
 	const char *by = "env";
@@ -312,7 +368,7 @@ binary_resolve(store_t *s, const binreq_t *req, const char *path_env, binary_pro
 			pv++;
 		if (strcmp(pv, "env") == 0 || !name_valid(pv))
 			continue;
-		int r = prov(arg, pv, req, &ap, &ver);
+		int r = prov(arg, pv, req, id, &ap, &ver);
 		if (r == 0 && ap)
 			by = pv;
 		else if (r == -1)
@@ -320,13 +376,6 @@ binary_resolve(store_t *s, const binreq_t *req, const char *path_env, binary_pro
 	}
 	rec_t r = {0};
 	rec_set_str(&r, "type", "Binary");
-	char id[ID_LEN + 1];
-	char *oid = have ? rec_str(&old, "id") : NULL;
-	if (!id_valid(oid))
-		id_new(id);
-	else
-		snprintf(id, sizeof id, "%s", oid);
-	free(oid);
 	rec_set_str(&r, "id", id);
 	rec_set_str(&r, "name", req->name);
 	rec_set_str(&r, "binproviders", req->binproviders);

@@ -30,11 +30,24 @@
 #include "json.h"
 #include "store.h"
 
+/*
+ * A provider hook gets the request as abx-dl 1.10.71 passes it
+ * (binary_service.py _run_binary_provider_hook): every field as
+ * --key=value, key with '_' as '-', in its order — name, plugin-name,
+ * output-dir, min-version, postinstall-scripts, min-release-age,
+ * binary-id, binproviders, overrides, then any other field of the entry;
+ * a null or absent one is left out; a string as it is, anything else as
+ * one line of JSON (jsonline.h).  "overrides" is the entry's own object,
+ * keyed by provider ({"pip": {"install_args": ["yt-dlp[default]"]}}),
+ * which the apt, pip and npm hooks index by their name.  binreqs_parse()
+ * keeps the entry's fields as args (minus name and binproviders, which
+ * the caller adds hydrated, with the fields only it knows).
+ */
 typedef struct {
 	char *name;          /* hydrated */
 	char *key;           /* KEY if name was exactly "{KEY}", else NULL */
 	char *binproviders;  /* comma-separated, "env" if absent */
-	char *raw;           /* the hydrated spec object, for provider hooks */
+	char **args;         /* "--min-version=1.2" ..., in abx-dl's order, NULL-ended */
 } binreq_t;
 
 size_t binreqs_parse(const char *raw_array, const conf_t *pc, binreq_t **out);
@@ -43,7 +56,7 @@ void binreqs_free(binreq_t *v, size_t n);
 /* A provider: 0 and *abspath (and *version, may stay NULL) malloc'd if it
  * resolved req; -1 if it was asked and did not; -2 if no plugin provides it. */
 typedef int (*binary_provider_fn)(void *arg, const char *provider, const binreq_t *req,
-    char **abspath, char **version);
+    const char *binary_id, char **abspath, char **version);
 
 typedef struct {
 	int ok;

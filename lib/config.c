@@ -8,11 +8,17 @@
 
 #include "cli.h"
 #include "config.h"
+#include "hostpace.h"
+#include "robots.h"
+#include "scope.h"
+#include "jsonline.h"
 #include "ids.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
 #include "json.h"
+#include "seal.h"
+#include "netzone.h"
 
 /* ------------------------------------------------------------ the map */
 
@@ -130,6 +136,7 @@ conf_builtins(conf_t *c)
 		{"USER_AGENT", "Mozilla/5.0 (compatible; abx)"},
 		{"CHECK_SSL_VALIDITY", "True"},
 		{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+		{"CRAWL_MAX_URLS", "1000"},   /* abx-add(1): a depth-2 crawl stays a site */
 	};
 	for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
 		conf_set(c, defaults[i][0], defaults[i][1], CONF_BUILTIN);
@@ -213,6 +220,8 @@ conf_json_text(const char *raw, buf_t *out)
 		buf_adds(out, "True");
 	} else if (strncmp(raw, "false", 5) == 0) {
 		buf_adds(out, "False");
+	} else if (*raw == '[' || *raw == '{') {
+		json_line(raw, strlen(raw), out);   /* one line, as abx-dl writes it */
 	} else {
 		buf_adds(out, raw);
 	}
@@ -422,6 +431,14 @@ check_host(const char *v, long long *out)
 	return host_valid(v) ? 0 : -1;
 }
 
+static int
+check_zones(const char *v, long long *out)
+{
+	unsigned m;
+	*out = 0;
+	return netzone_parse_allow(v, &m);
+}
+
 /* The last entry is every other key ending in _TIMEOUT: a plugin's. */
 static const struct {
 	const char *key;
@@ -441,6 +458,16 @@ static const struct {
 	{"CRAWL_MAX_URLS", conf_parse_count, 0, "a whole number, or 0 for no limit"},
 	{"CRAWL_MAX_CONCURRENT_SNAPSHOTS", conf_parse_count, 1, "a whole number, 1 or more"},
 	{"PLUGINS", check_plugins, 0, "plugin names separated by commas, such as wget,title"},
+	{"HOST_MAX_CONCURRENT", conf_parse_count, 1, "a whole number, 1 or more"},
+	{"HOST_DELAY", conf_parse_dsec, 0, "seconds such as 0.5 or 2, up to 2592000 (30 days)"},
+	{"HOST_MAX_DELAY", conf_parse_dsec, 0, "seconds such as 30 or 300, up to 2592000 (30 days)"},
+	{"HOST_DELAY_FACTOR", conf_parse_factor, 0, "a number from 0 to 1000 such as 0.5 or 5"},
+	{"HOST_BACKOFF_RETRIES", conf_parse_count, 0, "a whole number, 0 or more"},
+	{"CRAWL_SCOPE", conf_parse_scope, 0, "one of any, page, prefix, host, domain"},
+	{"ROBOTS_TXT", conf_parse_robots, 0, "obey or ignore"},
+	{"PACK_ON_SEAL", pack_parse_formats, 0, "pack formats separated by commas: wacz, tar.gz, tgz, tar.zst, tar.xz, tar, zip"},
+	{"ALLOW_PRIVATE_NETWORKS", check_zones, 0,
+	    "true, false, or zone names separated by commas, such as loopback,private"},
 	{"FS_UNSAFE_OK", check_bool, 0, "true or false"},
 	{"HOST", check_host, 0, "a host name of 1 to 64 letters, digits, '_', '.' or '-'"},
 	{"<PLUGIN>_TIMEOUT", conf_parse_seconds, 1, "whole seconds from 1 to 2592000 (30 days)"},
@@ -551,7 +578,9 @@ coerce(const char *v, const char *type)
 			p++;
 		if (*p != (type[0] == 'a' ? '[' : '{') || !json_valid(v, strlen(v)))
 			return NULL;
-		return xstrdup(v);
+		buf_t b = {0};
+		json_line(v, strlen(v), &b);
+		return buf_cstr(&b);
 	}
 	return xstrdup(v);   /* unknown type: as is */
 }

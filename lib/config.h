@@ -11,7 +11,8 @@
  *
  * JSON values (crawl and snapshot config, schema defaults) become text as
  * ArchiveBox serialises them: strings unescaped, true/false as True/False,
- * numbers as written, arrays and objects as compact JSON, null dropped.
+ * numbers as written, arrays and objects as one line of JSON as abx-dl
+ * writes them (jsonline.h), null dropped.
  *
  * A schema (config.json "properties") resolves each property K, in order:
  *  1. K or one of its x-aliases, set in abx.conf or above (the highest layer

@@ -127,6 +127,10 @@ each_daemon(store_t *s, const char *crawl_id, daemon_fn *fn, void *arg)
 			rec_t d;
 			if (fs_read(s->dfd, path, &b) == 0 && rec_parse(&d, b.p, b.len) == 0) {
 				if (fn(s, crawl_id, path, &d, arg)) {
+					/* its pid file, kept while it ran (abx-dl's) */
+					char *pidf = xasprintf("%.*s.pid", (int)(l - sl), fe->d_name);
+					unlinkat(dirfd(pd), pidf, 0);
+					free(pidf);
 					if (unlinkat(dirfd(pd), fe->d_name, 0) < 0 && errno != ENOENT)
 						warnsys("unable to remove %s/%s", s->dir, path);
 					n++;

@@ -19,7 +19,9 @@
  * and the pid reused: nothing is killed.  Else the group gets SIGTERM, and
  * SIGKILL min(10 s, timeout) later if anything of it is still alive.  Then
  * the Process record becomes "exited" (exit_code null: it is not our child
- * any more) and the state file is removed.  abx-hook calls it in CrawlSetup
+ * any more), and its pid file <hook_name>.pid (kept while it ran, as
+ * abx-dl keeps a running hook's: the chrome plugin's kill-zombies reads
+ * it) and the state file are removed.  abx-hook calls it in CrawlSetup
  * before the hooks run (a crawl's daemons start afresh: ones left by an
  * earlier run that was not cleaned up are stopped, not run twice) and in
  * CrawlCleanup after its hooks ran, whether it has hooks or not.

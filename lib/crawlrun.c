@@ -8,7 +8,9 @@
  * every 10 s, the filesystem synced every 250 ms (the group commit of the
  * workers' and our own commits); CrawlCleanup; then the crawl sealed or
  * requeued (seal_crawl).  A failure of the store stops new work in the
- * run; the crawl is then put back (crawl_run returns -1).
+ * run; the crawl is then put back (crawl_run returns -1).  A snapshot
+ * whose hooks failed is said in one line on stderr when its worker ends
+ * (worker_report_failures), below the display, which is cleared first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,13 +29,17 @@
 #include "discover.h"
 #include "err.h"
 #include "hookrun.h"
+#include "hostpace.h"
 #include "queue.h"
 #include "exitcodes.h"
 #include "fs.h"
+#include "heartbeat.h"
 #include "lease.h"
 #include "plugin.h"
 #include "progress.h"
 #include "record.h"
+#include "robots.h"
+#include "scope.h"
 #include "seal.h"
 #include "tick_int.h"
 #include "url.h"
@@ -60,7 +66,23 @@ typedef struct {
 	int nw;
 	int drawn;               /* progress lines on screen */
 	int64_t last_renew, last_check, last_draw;
+	hostpace_t hp;           /* host pacing (hostpace.h) */
+	hostcache_t hosts;       /* snapshot id -> host key */
+	scope_t scope;
+	int host_blocked;        /* due snapshots the last refill left to their hosts */
+	int64_t host_until;      /* the earliest a blocked host frees (0: unknown) */
+	int host_warned;
+	int64_t next_due;        /* the earliest future retry_at of its queued snapshots */
+	int robots;              /* ROBOTS_TXT=obey */
+	hostcache_t urls;        /* snapshot id -> URL (robots.txt is read by URL) */
+	struct hostrobots {
+		char key[200];
+		robots_t r;
+	} *rob;
+	int nrob;
 } crawlrun_t;
+
+#define INLINE_WAIT_US (10 * 1000000LL)   /* waited for in the run, not requeued */
 
 
 /* Unlock; a failed transaction is reported (what, with s->errmsg) and
@@ -142,6 +164,8 @@ seal_queued(crawlrun_t *cr)
 		if (store_get(s, v[i].id, &r) < 0)
 			continue;
 		record_status(&r, "sealed", -1);
+		rec_set_null(&r, "lease");   /* final: nobody holds it */
+		rec_set_str(&r, "sealed_reason", cr->stop_reason);
 		buf_t b = {0};
 		buf_addf(&b, "not archived: %s reached", cr->stop_reason);
 		rec_set_str(&r, "notes", b.p);
@@ -192,9 +216,10 @@ seed_snapshots(crawlrun_t *cr, const rec_t *crawl)
 		} else {
 			url = xstrdup(l);
 		}
-		if (url && url_check(url)) {
+		if (url) {   /* the canonical form (url.h), or none */
+			char *canon = url_canon(url, NULL, NULL);
 			free(url);
-			url = NULL;
+			url = canon;
 		}
 		if (url && !urlset_has(&cr->seen, url) && urlfilter_pass(&cr->filter, url) &&
 		    (cr->max_urls <= 0 || (long)cr->seen.n < cr->max_urls)) {
@@ -260,12 +285,101 @@ worker_failed(crawlrun_t *cr, worker_t *w, int code, long fails)
 		rec_set_null(&cur, "lease");
 		int64_t back = 60LL * 1000000 << (fails < 10 ? fails - 1 : 9);
 		record_status(&cur, fails >= 3 ? "sealed" : "queued", fails >= 3 ? -1 : clock_now() + back);
-		if (fails >= 3)
+		if (fails >= 3) {
 			rec_set_str(&cur, "notes", "abx-hook failed three times; sealed");
+			rec_set_str(&cur, "sealed_reason", "worker_failed");
+		}
 		store_put(s, &cur);
 		rec_free(&cur);
 	}
 	run_unlock(cr, "unable to record the failure of snapshot %s", w->id);
+}
+
+/*
+ * Did the server ask us to back off?  The page's status as the headers
+ * hook recorded it (DIR/<snapshot>/headers/headers.json: "status", and a
+ * "retry-after" header, abx's and ArchiveBox's forms): on 429 or 503 the
+ * host is paused for its Retry-After (capped by HOST_MAX_DELAY), else
+ * exponentially (max(HOST_DELAY, 1 s) doubled for each consecutive one,
+ * capped); the snapshot is queued again for after the pause, up to
+ * HOST_BACKOFF_RETRIES times, then sealed with the reason in its notes.
+ * 1 if it was queued again.
+ */
+static int
+host_backoff(crawlrun_t *cr, worker_t *w, const rec_t *snap, const char *dir)
+{
+	tick_t *t = cr->t;
+	store_t *s = t->s;
+	char rel[512];
+	buf_t b = {0};
+	rec_t h;
+	snprintf(rel, sizeof rel, "%s/headers/headers.json", dir);
+	if (!w->host_key[0] || fs_read(s->dfd, rel, &b) < 0 || rec_parse(&h, b.p, b.len) < 0) {
+		buf_free(&b);
+		return 0;
+	}
+	buf_free(&b);
+	long long code = rec_int(&h, "status", rec_int(&h, "status_code", 0));
+	if (code != 429 && code != 503) {
+		rec_free(&h);
+		hostpace_calm(s->dfd, w->host_key);
+		return 0;
+	}
+	char *ra = rec_str(&h, "retry-after");
+	if (!ra)
+		ra = rec_str(&h, "Retry-After");
+	if (!ra) {
+		rec_t hs;
+		const char *raw = rec_raw(&h, "headers");
+		if (raw && rec_parse(&hs, raw, strlen(raw)) == 0) {
+			ra = rec_str(&hs, "retry-after");
+			if (!ra)
+				ra = rec_str(&hs, "Retry-After");
+			rec_free(&hs);
+		}
+	}
+	rec_free(&h);
+	int64_t now = clock_now(), until = hostpace_retry_after(ra, now);
+	char why[160];
+	snprintf(why, sizeof why, "HTTP %lld%s%s", code, ra ? ", Retry-After: " : "", ra ? ra : "");
+	free(ra);
+	int backoffs = 0;
+	if (until < 0) {
+		/* no usable Retry-After: double the wait each time */
+		int prior = hostpace_backoffs(s->dfd, w->host_key);
+		int64_t base = cr->hp.delay_us > 1000000 ? cr->hp.delay_us : 1000000;
+		until = now + (base << (prior < 20 ? prior : 20));
+	}
+	if (until > now + cr->hp.max_delay_us)
+		until = now + cr->hp.max_delay_us;
+	if (hostpace_pause(s->dfd, w->host_key, until, why, &backoffs) < 0)
+		warnsys("unable to pause host %s", w->host_key);
+	long n = rec_int(snap, "host_backoffs", 0) + 1;
+	int again = n <= cr->hp.backoff_retries;
+	store_lock(s);
+	rec_t cur;
+	if (store_get(s, w->id, &cur) == 0) {
+		rec_set_int(&cur, "host_backoffs", n);
+		if (again) {
+			record_status(&cur, "queued", until);
+			rec_set_null(&cur, "lease");
+		} else {
+			char note[256];
+			snprintf(note, sizeof note, "the server asked to back off %ld times (%s); archived as it answered",
+			    n, why);
+			rec_set_str(&cur, "notes", note);
+		}
+		store_put(s, &cur);
+		rec_free(&cur);
+	}
+	run_unlock(cr, "unable to requeue snapshot %s", w->id);
+	if (again) {
+		t->requeued++;
+		char iso[ISO_LEN + 1];
+		clock_iso(until, iso);
+		info("snapshot %s: %s answered %s; host paused, the page runs again at %s", w->id, w->url, why, iso);
+	}
+	return again;
 }
 
 /* A worker's snapshot ran: count its size, discover, seal. */
@@ -276,6 +390,8 @@ worker_done(crawlrun_t *cr, worker_t *w, rec_t *r)
 	store_t *s = t->s;
 	char dir[256];
 	seal_dir_of(r, dir, sizeof dir);
+	if (host_backoff(cr, w, r, dir))
+		return;   /* queued again for after its host's pause */
 	long long size = fs_du(s->dfd, dir);   /* counted once: limit and seal */
 	cr->total_size += size;
 	if (cr->max_size > 0 && cr->total_size >= cr->max_size && !cr->stop_reason[0])
@@ -296,6 +412,10 @@ worker_done(crawlrun_t *cr, worker_t *w, rec_t *r)
 		requeue_later(t, w->id, "the store failed");
 		return;
 	}
+	/* trouble is said without -v: a line a snapshot whose hooks failed */
+	char *url = rec_str(r, "url");
+	worker_report_failures(t, w, url ? url : w->url);
+	free(url);
 	int rc = seal_snapshot_with(s, w->id, NULL, w->first_run ? w->recs : NULL, w->nrecs, size);
 	if (rc == SEAL_OK) {
 		t->snapshots++;
@@ -363,6 +483,12 @@ finish(crawlrun_t *cr, worker_t *w, int status)
 	} else if (s->nerr != nerr) {
 		tick_error(t, "unable to read snapshot %s", w->id);
 	}
+	hostpace_t hp = cr->hp;
+	for (int i = 0; i < cr->nrob && w->host_fd >= 0; i++)
+		if (strcmp(cr->rob[i].key, w->host_key) == 0 && cr->rob[i].r.crawl_delay > hp.delay_us)
+			hp.delay_us = cr->rob[i].r.crawl_delay;   /* robots.txt's Crawl-delay */
+	hostpace_give(w->host_fd, &hp, w->host_started, clock_now());
+	w->host_fd = -1;
 	worker_release(w);
 }
 
@@ -392,6 +518,151 @@ running(const crawlrun_t *cr, const char *id)
 	return 0;
 }
 
+/* A host slot taken for a candidate, until its worker starts. */
+typedef struct {
+	char id[ID_LEN + 1];
+	char key[200];
+	int fd;
+} pick_t;
+
+/* The host key of snapshot id (its record read once a run); NULL if it
+ * has no host (then it is not paced). */
+static const char *
+host_of(crawlrun_t *cr, const char *id)
+{
+	const char *k = hostcache_get(&cr->hosts, id);
+	if (k)
+		return *k ? k : NULL;
+	rec_t r;
+	char key[200] = "";
+	if (store_get(cr->t->s, id, &r) == 0) {
+		char *url = rec_str(&r, "url");
+		if (!url || hostpace_key(url, key, sizeof key) < 0)
+			key[0] = 0;
+		if (url && cr->robots)
+			hostcache_put(&cr->urls, id, url);
+		free(url);
+		rec_free(&r);
+	}
+	hostcache_put(&cr->hosts, id, key);
+	return key[0] ? hostcache_get(&cr->hosts, id) : NULL;
+}
+
+/* The robots.txt rules of a host, read once a run (robots.h); NULL if
+ * they cannot be had (then nothing is refused). */
+static const robots_t *
+robots_of(crawlrun_t *cr, const char *key, const char *url)
+{
+	for (int i = 0; i < cr->nrob; i++)
+		if (strcmp(cr->rob[i].key, key) == 0)
+			return &cr->rob[i].r;
+	robots_t r;
+	if (robots_get(cr->t->s->dfd, cr->t->s->dir, key, url, &cr->conf, &r) < 0) {
+		warnsys("crawl %s: unable to keep the robots.txt of %s in %s/hosts", cr->cid, key, cr->t->s->dir);
+		return NULL;
+	}
+	cr->rob = xrealloc(cr->rob, (cr->nrob + 1) * sizeof *cr->rob);
+	snprintf(cr->rob[cr->nrob].key, sizeof cr->rob[cr->nrob].key, "%s", key);
+	cr->rob[cr->nrob].r = r;
+	return &cr->rob[cr->nrob++].r;
+}
+
+/* ROBOTS_TXT=obey and the host's robots.txt disallows the snapshot's URL:
+ * sealed unrun, with the reason.  1 if so. */
+static int
+robots_refuse(crawlrun_t *cr, const char *id, const char *key)
+{
+	const char *url = hostcache_get(&cr->urls, id);
+	const robots_t *rb = url ? robots_of(cr, key, url) : NULL;
+	if (!rb || robots_allows(rb, url))
+		return 0;
+	store_t *s = cr->t->s;
+	store_lock(s);
+	rec_t r;
+	if (store_get(s, id, &r) == 0) {
+		if (rec_streq(&r, "status", "queued")) {
+			record_status(&r, "sealed", -1);
+			rec_set_str(&r, "sealed_reason", "robots_txt");
+			rec_set_str(&r, "notes", rb->disallow_all ?
+			    "not archived: ROBOTS_TXT=obey and the host's robots.txt could not be read (RFC 9309: "
+			    "complete disallow)" : "not archived: ROBOTS_TXT=obey and the host's robots.txt disallows it");
+			store_put(s, &r);
+		}
+		rec_free(&r);
+	}
+	run_unlock(cr, "unable to seal snapshot %s (robots.txt)", id);
+	if (cr->t->verbose)
+		info("snapshot %s: %s: robots.txt disallows it; sealed unrun", id, url);
+	return 1;
+}
+
+/*
+ * Choose up to `want` candidates (in their order) whose host has a free
+ * pacing slot, taking the slots; their ids into ids, the slots into pk.
+ * A host found waiting is not tried again in this call; the earliest time
+ * one frees goes to cr->host_until, the candidates left to them are
+ * counted in cr->host_blocked.  A host whose state cannot be used is not
+ * paced (said once a run).
+ */
+static size_t
+pace_pick(crawlrun_t *cr, const cand_t *c, size_t nc, char (*ids)[ID_LEN + 1], pick_t *pk, int want)
+{
+	size_t n = 0;
+	char (*waiting)[200] = NULL;
+	size_t nwait = 0;
+	int64_t now = clock_now();
+	for (size_t i = 0; i < nc && (int)n < want; i++) {
+		const char *key = host_of(cr, c[i].id);
+		int fd = -1;
+		if (key && cr->robots && robots_refuse(cr, c[i].id, key))
+			continue;
+		if (key) {
+			int blocked = 0;
+			for (size_t k = 0; k < nwait && !blocked; k++)
+				blocked = strcmp(waiting[k], key) == 0;
+			if (blocked) {
+				cr->host_blocked++;
+				continue;
+			}
+			int64_t until;
+			fd = hostpace_take(cr->t->s->dfd, key, &cr->hp, c[i].id, now, &until);
+			if (fd < 0 && errno == EAGAIN) {
+				waiting = xrealloc(waiting, (nwait + 1) * sizeof *waiting);
+				snprintf(waiting[nwait++], sizeof *waiting, "%s", key);
+				if (until && (!cr->host_until || until < cr->host_until))
+					cr->host_until = until;
+				cr->host_blocked++;
+				continue;
+			}
+			if (fd < 0 && !cr->host_warned++)
+				warnsys("crawl %s: host %s is not paced: unable to use %s/hosts/%s", cr->cid, key,
+				    cr->t->s->dir, key);
+		}
+		memcpy(ids[n], c[i].id, ID_LEN + 1);
+		memcpy(pk[n].id, c[i].id, ID_LEN + 1);
+		snprintf(pk[n].key, sizeof pk[n].key, "%s", key ? key : "");
+		pk[n].fd = fd;
+		n++;
+	}
+	free(waiting);
+	return n;
+}
+
+/* Hand the slot picked for w's snapshot to w. */
+static void
+pick_give(pick_t *pk, size_t n, worker_t *w)
+{
+	w->host_fd = -1;
+	w->host_started = clock_now();
+	for (size_t k = 0; k < n; k++)
+		if (strcmp(pk[k].id, w->id) == 0) {
+			w->host_fd = pk[k].fd;
+			snprintf(w->host_key, sizeof w->host_key, "%s", pk[k].key);
+			pk[k].fd = -1;
+			return;
+		}
+}
+
 /* Start workers on due snapshots until the slots are full; returns the
  * number of due snapshots left waiting (0: none due). */
 static int
@@ -404,10 +675,15 @@ refill(crawlrun_t *cr)
 	int64_t now = clock_now();
 	cand_t *c = xmalloc(sizeof(cand_t) * (n + 1));
 	size_t nc = 0;
+	cr->next_due = 0;
 	for (size_t i = 0; i < n; i++) {
 		ient_t *e = &v[i];
-		if (!queue_entry_due(e, "Snapshot", cr->cid, now))
+		if (!queue_entry_due(e, "Snapshot", cr->cid, now)) {
+			if (strcmp(e->crawl_id, cr->cid) == 0 && strcmp(e->status, "queued") == 0 &&
+			    e->retry_at > now && e->retry_at != INT64_MAX && (!cr->next_due || e->retry_at < cr->next_due))
+				cr->next_due = e->retry_at;
 			continue;
+		}
 		if (running(cr, e->id))
 			continue;
 		memcpy(c[nc].id, e->id, ID_LEN + 1);
@@ -418,18 +694,23 @@ refill(crawlrun_t *cr)
 	free(v);
 	qsort(c, nc, sizeof(cand_t), cand_cmp);
 	int free_slots = cr->slots - cr->nw;
+	cr->host_blocked = 0;
+	cr->host_until = 0;
 	if (free_slots <= 0 || nc == 0 || *t->signals || cr->paused || cr->cancelled || cr->broken) {
 		free(c);
 		return (int)nc;
 	}
-	/* claim the free slots' worth in one durable commit */
+	/* each candidate's host must have a free pacing slot: take them in
+	 * order until the free slots are filled (slots of a waiting host go
+	 * to other hosts' snapshots) */
 	char (*ids)[ID_LEN + 1] = xmalloc(sizeof *ids * nc);
-	for (size_t k = 0; k < nc; k++)
-		memcpy(ids[k], c[k].id, ID_LEN + 1);
+	pick_t *pk = xcalloc(free_slots, sizeof *pk);
+	size_t nids = pace_pick(cr, c, nc, ids, pk, free_slots);
+	/* claim them in one durable commit */
 	rec_t got_r[MAX_SLOTS];
 	int got_fd[MAX_SLOTS];
 	claim_opts_t o = {LEASE_US, 1, 0};
-	int got = claim_ids(s, ids, nc, &o, free_slots, got_r, got_fd);
+	int got = nids ? claim_ids(s, ids, nids, &o, free_slots, got_r, got_fd) : 0;
 	free(ids);
 	if (got < 0) {
 		tick_error(t, "crawl %s: unable to claim its snapshots", cr->cid);
@@ -444,6 +725,7 @@ refill(crawlrun_t *cr)
 		memset(w, 0, sizeof *w);
 		memcpy(w->id, rid, ID_LEN + 1);
 		free(rid);
+		pick_give(pk, nids, w);
 		char *url = rec_str(&r, "url"), *plugins = rec_str(&r, "retry_plugins");
 		snprintf(w->url, sizeof w->url, "%s", url ? url : "");
 		w->depth = rec_int(&r, "depth", 0);
@@ -455,6 +737,8 @@ refill(crawlrun_t *cr)
 		w->pid = worker_spawn(t, "Snapshot", w->id, plugins, fd, left > 0 ? left : 0, &w->outfd);
 		if (w->pid < 0) {
 			/* put it back: due again after a pause, not at once */
+			hostpace_drop(w->host_fd);
+			w->host_fd = -1;
 			lease_drop(fd);
 			requeue_later(t, w->id, "its worker did not start");
 			free(url), free(plugins);
@@ -468,6 +752,11 @@ refill(crawlrun_t *cr)
 		free(url), free(plugins);
 		rec_free(&r);
 	}
+	/* slots taken for snapshots that were not claimed after all */
+	for (size_t k = 0; k < nids; k++)
+		if (pk[k].fd >= 0)
+			hostpace_drop(pk[k].fd);
+	free(pk);
 	int left = (int)nc - got;
 	free(c);
 	return left;
@@ -488,7 +777,7 @@ watch(crawlrun_t *cr)
 			found = 0;
 		}
 		if (found) {
-			int was = cr->cancelled;
+			int was = cr->cancelled, was_paused = cr->paused;
 			cr->paused = rec_streq(&c, "status", "paused");
 			cr->cancelled = record_is_final(&c);
 			if (cr->cancelled && !was) {
@@ -500,8 +789,9 @@ watch(crawlrun_t *cr)
 						cr->w[i].signalled = 1;
 					}
 			}
-			if (cr->paused && t->verbose && cr->nw)
-				info("crawl %s paused: %d running snapshots finish", cr->cid, cr->nw);
+			if (cr->paused && !was_paused && t->verbose)
+				info("crawl %s paused: %d running snapshot%s finish", cr->cid, cr->nw,
+				    cr->nw == 1 ? "" : "s");
 			rec_free(&c);
 		}
 		/* a snapshot cancelled on its own: interrupt its hooks */
@@ -550,6 +840,8 @@ reap(crawlrun_t *cr, int timeout_ms)
 		int status;
 		if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
 			worker_read(w);
+			/* what finish prints goes below the display, not into it */
+			progress_clear(cr->t, &cr->drawn);
 			finish(cr, w, status);
 			cr->w[i] = cr->w[--cr->nw];
 		} else {
@@ -575,6 +867,77 @@ family_has_hooks(crawlrun_t *cr, const char *family)
 		free(hs);
 	}
 	return n > 0;
+}
+
+/* The run's due snapshots all wait on their hosts, longer than is worth
+ * waiting for here: due again at `until`. */
+static void
+defer_blocked(crawlrun_t *cr, int64_t until)
+{
+	tick_t *t = cr->t;
+	store_t *s = t->s;
+	ient_t *v;
+	size_t n = tick_active(t, "Snapshot", &v);
+	int64_t now = clock_now();
+	if (store_lock(s) < 0) {
+		free(v);
+		run_unlock(cr, "unable to defer the snapshots of crawl %s", cr->cid);
+		return;
+	}
+	int moved = 0;
+	for (size_t i = 0; i < n; i++) {
+		rec_t r;
+		if (!queue_entry_due(&v[i], "Snapshot", cr->cid, now) || store_get(s, v[i].id, &r) < 0)
+			continue;
+		if (!record_is_final(&r) && !rec_streq(&r, "status", "paused") && rec_isnull(&r, "lease")) {
+			record_status(&r, "queued", until);
+			store_put(s, &r);
+			moved++;
+		}
+		rec_free(&r);
+	}
+	free(v);
+	run_unlock(cr, "unable to defer the snapshots of crawl %s", cr->cid);
+	if (t->verbose && moved) {
+		char iso[ISO_LEN + 1];
+		clock_iso(until, iso);
+		info("crawl %s: %d snapshots wait for their hosts until %s", cr->cid, moved, iso);
+	}
+}
+
+/*
+ * Nothing runs: is something of the crawl due soon enough to wait for in
+ * this run?  Due snapshots waiting on their hosts (a slot held elsewhere:
+ * looked at again every half second; a host's delay or pause), or a
+ * snapshot due within INLINE_WAIT_US (one queued again after a 429).
+ * Sleeps up to half a second and returns 1; 0 ends the run.  Due
+ * snapshots whose hosts wait longer are queued again for the moment the
+ * first of those hosts frees (one write each, once a wait), so that the
+ * crawl is not due meanwhile: a pass, a one-shot tick and the daemon's
+ * clock see when it will be.
+ */
+static int
+wait_inline(crawlrun_t *cr)
+{
+	tick_t *t = cr->t;
+	if (*t->signals || cr->paused || cr->cancelled || cr->stop_reason[0] || cr->broken)
+		return 0;
+	int64_t now = clock_now(), until = 0;
+	if (cr->host_blocked)
+		until = cr->host_until ? cr->host_until : now + 500000;
+	else if (cr->next_due && cr->next_due - now <= INLINE_WAIT_US)
+		until = cr->next_due;
+	if (!until)
+		return 0;
+	if (until - now > INLINE_WAIT_US) {
+		defer_blocked(cr, until);
+		return 0;
+	}
+	int ms = until <= now ? 1 : (until - now) / 1000 + 1;
+	if (ms > 500)
+		ms = 500;
+	poll(NULL, 0, ms);
+	return 1;
 }
 
 int
@@ -608,6 +971,14 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 	cr->timeout = conf_seconds(conf_get(&cr->conf, "CRAWL_TIMEOUT"), 0);
 	cr->max_depth = rec_int(crawl, "max_depth", 0);
 	urlfilter_init(&cr->filter, conf_get(&cr->conf, "URL_ALLOWLIST"), conf_get(&cr->conf, "URL_DENYLIST"));
+	hostpace_conf(&cr->conf, &cr->hp);
+	long long obey = 0;
+	conf_parse_robots(conf_get(&cr->conf, "ROBOTS_TXT"), &obey);
+	cr->robots = (int)obey;
+	char *seeds = rec_str(crawl, "urls");
+	scope_init(&cr->scope, scope_parse(conf_get(&cr->conf, "CRAWL_SCOPE")), seeds);
+	free(seeds);
+	urlfilter_zones(&cr->filter, crawl, conf_get(&cr->conf, "ALLOW_PRIVATE_NETWORKS"));
 	int was_lazy = s->lazy;
 	s->lazy = 1;   /* claims, results, seals, children: synced on a clock */
 	load_limits(cr, crawl);
@@ -616,6 +987,11 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 		info("crawl %s started (max_depth %d, %d slots)", cr->cid, cr->max_depth, cr->slots);
 
 	int setup = family_has_hooks(cr, "CrawlSetup"), cleanup = family_has_hooks(cr, "CrawlCleanup");
+	/* the crawl is live (heartbeat.h) from its setup to its cleanup */
+	heartbeat_t hb;
+	char crel[64];
+	snprintf(crel, sizeof crel, "crawls/%s", cr->cid);
+	heartbeat_start(&hb, s->dfd, crel, cr->cid, conf_get(&cr->conf, "ABX_RUNTIME"));
 	if (setup)
 		worker_phase(t, "CrawlSetup", cr->cid, cfd);
 	char j[128];
@@ -629,6 +1005,7 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 	} else if (cr->seen.n == 0) {
 		seed_snapshots(cr, crawl);
 	}
+	cr->filter.scope = &cr->scope;   /* for what is discovered; the seeds define it */
 
 	int64_t last_sync = clock_mono();
 	for (;;) {
@@ -650,10 +1027,14 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 			seal_queued(cr);
 		if (!*t->signals && !cr->paused && !cr->cancelled && !cr->stop_reason[0] && !cr->broken)
 			refill(cr);
-		if (cr->nw == 0)
+		if (cr->nw == 0 && !wait_inline(cr))
 			break;
+		if (cr->nw == 0)
+			continue;
 		progress_draw(t, cr->w, cr->nw, &cr->drawn, 0);
 		reap(cr, 250);
+		if (t->verbose)
+			progress_clear(t, &cr->drawn);   /* -v logs below it, not into it */
 		/* forward each signal once: abx-hook takes a second one as
 		 * "kill the hooks now", so a repeat would cut their grace */
 		for (int i = 0; i < cr->nw; i++)
@@ -668,6 +1049,7 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 	/* CrawlCleanup also stops the daemons CrawlSetup left running */
 	if (!*t->signals && (cleanup || setup))
 		worker_phase(t, "CrawlCleanup", cr->cid, cfd);
+	heartbeat_stop(&hb);
 	/* what we and the workers wrote (outputs, index files, records):
 	 * durable before the crawl's own record says anything of it */
 	if (store_syncfs(s) < 0) {
@@ -679,19 +1061,30 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 		if (claim_release(s, cr->cid, 0) < 0)
 			tick_error(t, "unable to release crawl %s", cr->cid);
 		if (t->verbose)
-			info("crawl %s requeued (%s)", cr->cid, cr->broken ? "the store failed" : "interrupted by a signal");
+			info("crawl %s %s (%s)", cr->cid, cr->paused ? "stays paused" : "requeued",
+			    cr->broken ? "the store failed" : "interrupted by a signal");
 	} else {
 		int rc = seal_crawl(s, cr->cid, NULL);
 		if (rc == SEAL_ERR)
 			tick_error(t, "unable to seal crawl %s", cr->cid);
 		else if (t->verbose)
-			info("crawl %s %s", cr->cid, rc == SEAL_OK ? "sealed" : "requeued until its next snapshot is due");
+			info("crawl %s %s", cr->cid, rc == SEAL_OK ? "sealed" : rc == SEAL_PAUSED ? "stays paused"
+			                                           : "requeued until its next snapshot is due");
 		cr->broken = rc == SEAL_ERR;
+		/* PACK_ON_SEAL: the sealed crawl packed beside the data (pack.c) */
+		if (rc == SEAL_OK && pack_on_seal(s, cr->cid, conf_get(&cr->conf, "PACK_ON_SEAL")) < 0)
+			tick_error(t, "crawl %s sealed, not packed", cr->cid);
 	}
 	lease_drop(cfd);
 	int broken = cr->broken;
 	urlset_free(&cr->seen);
 	urlfilter_free(&cr->filter);
+	scope_free(&cr->scope);
+	hostcache_free(&cr->hosts);
+	hostcache_free(&cr->urls);
+	for (int i = 0; i < cr->nrob; i++)
+		robots_free(&cr->rob[i].r);
+	free(cr->rob);
 	conf_free(&cr->conf);
 	free(cr);
 	return broken ? -1 : 0;

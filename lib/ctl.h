@@ -7,11 +7,25 @@
  *   resume  paused -> queued, retry_at = now; a crawl also resumes its
  *           paused snapshots.  Resuming a snapshot of a paused crawl
  *           leaves it paused (a requeue never un-pauses a crawl: §8.9).
- *   cancel  -> sealed, retry_at = null; a crawl also seals its queued,
- *           started and paused snapshots.  Workers notice and stop.
- *   retry   a snapshot -> queued, retry_at = now, with a queued
- *           ArchiveResult per named plugin (none: every plugin); its crawl
- *           is requeued if it was sealed.
+ *   cancel  -> sealed, retry_at = null, lease = null, sealed_reason =
+ *           "cancelled" (unless it was sealed before); a crawl also seals
+ *           its queued, started and paused snapshots, and gets its page
+ *           (crawlpage.h).  Workers notice and stop.  The results a retry
+ *           queued for a snapshot cancelled before its rerun are made
+ *           skipped, with a note.
+ *   retry   a snapshot -> queued, retry_at = now, sealed_reason removed;
+ *           each named plugin's earlier results of the snapshot are queued
+ *           again under their own ids (the rerun replaces them: a result
+ *           is keyed by snapshot, plugin and hook), and a named plugin
+ *           without results gets a queued one per Snapshot hook it has;
+ *           no plugins named: every plugin runs, nothing is queued ahead.
+ *           Its crawl is requeued if it was sealed.
+ *
+ * Leases: a record handed on by one of these keeps a live holder's lease
+ * (the holder clears it when it moves the record on), except that a
+ * cancelled record has none; a dead one (a flock nobody holds, a time
+ * lease past its expiry) is cleared, here and on the snapshots a crawl's
+ * command cascades to.
  *
  * Schedules (CrawlSchedule) pause, resume and cancel through is_enabled and
  * status; a schedule whose expression is bad or can never fire (stored

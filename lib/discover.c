@@ -6,13 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "discover.h"
 #include "err.h"
 #include "fs.h"
+#include "netzone.h"
 #include "record.h"
+#include "scope.h"
 #include "url.h"
 
 static int
@@ -100,13 +103,20 @@ urlfilter_init(urlfilter_t *f, const char *allow, const char *deny)
 static int
 domain_match(const char *pat, const char *url)
 {
-	char host[512];
-	url_host(url, host, sizeof host);
+	/* the canonical host (url.h); "host:port" matches the port in use,
+	 * the scheme's default too (the canonical URL leaves it out) */
+	char host[512] = "";
+	url_t u;
+	if (url_parse(url, NULL, &u, NULL) == 0) {
+		if (strchr(pat, ':'))
+			snprintf(host, sizeof host, "%s:%d", u.host,
+			    u.port >= 0 ? u.port : strcmp(u.scheme, "https") == 0 ? 443 : 80);
+		else
+			snprintf(host, sizeof host, "%s", u.host);
+		url_free(&u);
+	}
 	if (strchr(pat, ':'))
 		return strcasecmp(pat, host) == 0;
-	char *colon = strchr(host, ':');
-	if (colon)
-		*colon = 0;
 	size_t hl = strlen(host), pl;
 	if (strncmp(pat, "*.", 2) == 0) {
 		pat += 2;
@@ -130,6 +140,8 @@ matches(const upat_t *u, const char *url)
 int
 urlfilter_pass(const urlfilter_t *f, const char *url)
 {
+	if (f->scope && !scope_allows(f->scope, url))
+		return 0;
 	for (size_t i = 0; i < f->ndeny; i++)
 		if (matches(&f->deny[i], url))
 			return 0;
@@ -153,8 +165,18 @@ free_pats(upat_t *v, size_t n)
 }
 
 void
+urlfilter_zones(urlfilter_t *f, const rec_t *crawl, const char *allow)
+{
+	char *seeds = rec_str(crawl, "urls");
+	zonepolicy_free(f->zones);
+	f->zones = zonepolicy_new(seeds, allow);
+	free(seeds);
+}
+
+void
 urlfilter_free(urlfilter_t *f)
 {
+	zonepolicy_free(f->zones);
 	free_pats(f->allow, f->nallow);
 	free_pats(f->deny, f->ndeny);
 	memset(f, 0, sizeof *f);
@@ -229,45 +251,105 @@ typedef struct {
 	urlset_t *seen;
 	long max_urls;
 	int depth, made;
-	char *crawl_id, *snap_id, *tags;
+	char *crawl_id, *snap_id;
 } discctx_t;
+
+/* One tag of a record, trimmed, added to the set t unless there. */
+static void
+tag_add(buf_t *t, const char *s, size_t n)
+{
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (!n || memchr(s, '\n', n))
+		return;
+	for (const char *p = t->p, *end = t->p + t->len; p && p < end;) {
+		const char *c = memchr(p, ',', end - p);
+		size_t l = c ? (size_t)(c - p) : (size_t)(end - p);
+		if (l == n && memcmp(p, s, n) == 0)
+			return;
+		p += l + 1;
+	}
+	if (t->len)
+		buf_addc(t, ',');
+	buf_add(t, s, n);
+}
+
+static int
+tag_each(const char *raw, size_t n, void *arg)
+{
+	buf_t s = {0};
+	if (n >= 2 && raw[0] == '"')
+		json_unescape(raw + 1, n - 2, &s);
+	if (s.len)
+		tag_add(arg, s.p, s.len);
+	buf_free(&s);
+	return 0;
+}
+
+/* The tags a discovered URL's record gives it, as a set in their order:
+ * "tags" as "a,b" or ["a","b"].  Not its parent's: ArchiveBox tags a
+ * discovered snapshot with what the record says (a bookmarks import gave
+ * each child its parent's tags and its own, some twice, before). */
+static void
+record_tags(const rec_t *r, buf_t *t)
+{
+	const char *raw = rec_raw(r, "tags");
+	if (raw && raw[0] == '[') {
+		json_array_each(raw, tag_each, t);
+	} else if (raw && raw[0] == '"') {
+		char *v = rec_str(r, "tags");
+		for (char *p = v, *c; p; p = c ? c + 1 : NULL) {
+			c = strchr(p, ',');
+			tag_add(t, p, c ? (size_t)(c - p) : strlen(p));
+		}
+		free(v);
+	}
+	buf_cstr(t);
+}
 
 static void
 consider(discctx_t *d, rec_t *r)
 {
-	char *url = rec_str(r, "url");
-	if (!url)
+	char *raw = rec_str(r, "url");
+	if (!raw)
 		return;
-	/* ArchiveBox's sanitising: cut at quotes, trim */
-	url[strcspn(url, "\"'<>")] = 0;
-	const char *why = url_check(url);
-	if (why || urlset_has(d->seen, url) || !urlfilter_pass(d->f, url) ||
+	/* ArchiveBox's sanitising: cut at quotes; then the canonical form
+	 * (url.h), which dedupes, filters and is stored */
+	raw[strcspn(raw, "\"'<>")] = 0;
+	char *url = url_canon(raw, NULL, NULL);
+	free(raw);
+	if (!url || urlset_has(d->seen, url) || !urlfilter_pass(d->f, url) ||
 	    (d->max_urls > 0 && (long)d->seen->n >= d->max_urls)) {
 		free(url);
 		return;
 	}
-	char *title = rec_str(r, "title"), *tags = rec_str(r, "tags");
+	char *title = rec_str(r, "title");
 	buf_t t = {0};
-	buf_adds(&t, d->tags ? d->tags : "");
-	if (tags && *tags) {
-		if (t.len)
-			buf_addc(&t, ',');
-		buf_adds(&t, tags);
-	}
+	record_tags(r, &t);
 	rec_t child;
 	if (title && strlen(title) > 512)
 		title[512] = 0;
 	record_snapshot(&child, clock_now(), d->crawl_id, url, d->depth, d->snap_id, title, buf_cstr(&t));
+	const char *refused = zonepolicy_refuse(d->f->zones, url);
+	if (refused) {
+		char *why = xasprintf("not archived: %s", refused);
+		record_status(&child, "sealed", -1);
+		rec_set_str(&child, "sealed_reason", "network_zone");
+		rec_set_str(&child, "notes", why);
+		free(why);
+	}
 	store_put(d->s, &child);
 	rec_free(&child);
 	urlset_add(d->seen, url);
-	d->made++;
+	d->made += !refused;
 	buf_free(&t);
-	free(url), free(title), free(tags);
+	free(url), free(title);
 }
 
 static void
-read_urls_file(discctx_t *d, int dfd, const char *rel)
+read_urls_file(discctx_t *d, int dfd, const char *rel, int only_snapshots)
 {
 	buf_t b = {0};
 	if (fs_read(dfd, rel, &b) < 0)
@@ -277,13 +359,63 @@ read_urls_file(discctx_t *d, int dfd, const char *rel)
 		char *nl = memchr(q, '\n', end - q);
 		size_t n = nl ? (size_t)(nl - q) : (size_t)(end - q);
 		rec_t r;
-		if (n && rec_parse(&r, q, n) == 0) {
-			consider(d, &r);
+		/* a log's other lines (results, logging) are not parsed */
+		if (n && (!only_snapshots || memmem(q, n, "\"Snapshot\"", 10)) && rec_parse(&r, q, n) == 0) {
+			if (!only_snapshots || rec_streq(&r, "type", "Snapshot"))
+				consider(d, &r);
 			rec_free(&r);
 		}
 		q += n + 1;
 	}
 	buf_free(&b);
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+#define STDOUT_LOG_MAX (64LL << 20)
+
+/* The Snapshot records a plugin's hooks printed on stdout (their logs,
+ * on_Snapshot__*.stdout.log), in hook-name order: abx-dl makes them
+ * discovered snapshots as urls.jsonl lines are. */
+static void
+read_stdout_logs(discctx_t *d, int dfd, const char *pdir)
+{
+	int fd = fs_opendir(dfd, pdir);
+	DIR *dh = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dh) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	char **v = NULL;
+	size_t n = 0;
+	for (struct dirent *e; (e = readdir(dh));) {
+		size_t l = strlen(e->d_name);
+		if (strncmp(e->d_name, "on_Snapshot__", 13) == 0 && l > 11 &&
+		    strcmp(e->d_name + l - 11, ".stdout.log") == 0 && name_valid(e->d_name)) {
+			v = xrealloc(v, (n + 1) * sizeof *v);
+			v[n++] = xstrdup(e->d_name);
+		}
+	}
+	closedir(dh);
+	if (n)
+		qsort(v, n, sizeof *v, name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		char rel[768];
+		struct stat st;
+		snprintf(rel, sizeof rel, "%s/%s", pdir, v[i]);
+		/* a hook that dumped a page on stdout printed no records worth
+		 * reading 64 MiB for */
+		if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_size <= STDOUT_LOG_MAX)
+			read_urls_file(d, dfd, rel, 1);
+		free(v[i]);
+	}
+	free(v);
 }
 
 int
@@ -300,7 +432,7 @@ discover_children(store_t *s, const rec_t *snap, int max_depth, const urlfilter_
 		return 0;
 	}
 	snprintf(dir, sizeof dir, "crawls/%s/%s", cid, sid);
-	discctx_t d = {s, snap, f, seen, max_urls, depth, 0, cid, sid, rec_str(snap, "tags")};
+	discctx_t d = {s, snap, f, seen, max_urls, depth, 0, cid, sid};
 	int fd = fs_opendir(s->dfd, dir);
 	DIR *dh = fd >= 0 ? fdopendir(fd) : NULL;
 	if (dh) {
@@ -323,13 +455,15 @@ discover_children(store_t *s, const rec_t *snap, int max_depth, const urlfilter_
 		for (size_t i = 0; i < nn; i++) {
 			char rel[512];
 			snprintf(rel, sizeof rel, "%s/%s/urls.jsonl", dir, names[i]);
-			read_urls_file(&d, s->dfd, rel);
+			read_urls_file(&d, s->dfd, rel, 0);
+			snprintf(rel, sizeof rel, "%s/%s", dir, names[i]);
+			read_stdout_logs(&d, s->dfd, rel);
 			free(names[i]);
 		}
 		free(names);
 	} else if (fd >= 0) {
 		close(fd);
 	}
-	free(cid), free(sid), free(d.tags);
+	free(cid), free(sid);
 	return d.made;
 }

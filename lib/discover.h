@@ -14,11 +14,17 @@
  * archived as pages.
  *
  * Discovery.  discover_children() reads every "<snapshot>/<plugin>/
- * urls.jsonl" (records with "url", optional "title" and "tags"), drops the
+ * urls.jsonl" (records with "url", optional "title" and "tags"), then the
+ * "type":"Snapshot" records its hooks printed on stdout (<plugin>/
+ * on_Snapshot__*.stdout.log up to 64 MiB, as abx-dl reads stdout); a
+ * child's tags are its record's ("a,b" or a list) as a set, not its
+ * parent's.  It drops the
  * URLs already in the crawl (seen), filtered out, or past CRAWL_MAX_URLS,
  * and stages a queued snapshot at depth+1 for each of the rest (the caller
  * holds the store lock and commits).  Children deeper than the crawl's
- * max_depth are never made.
+ * max_depth are never made.  A URL in a network zone the crawl may not
+ * enter (urlfilter_zones) is staged sealed, never run, with notes "not
+ * archived: <why>" (abx(7) SECURITY): seen, counted, and visible.
  */
 #ifndef ABX_DISCOVER_H
 #define ABX_DISCOVER_H
@@ -38,9 +44,14 @@ typedef struct {
 typedef struct {
 	upat_t *allow, *deny;
 	size_t nallow, ndeny;
+	const struct scope *scope;   /* the crawl's scope (scope.h), or NULL */
+	struct zonepolicy *zones;   /* netzone.h; NULL: every zone */
 } urlfilter_t;
 
 void urlfilter_init(urlfilter_t *f, const char *allow, const char *deny);
+/* The network zones the crawl's outlinks may enter (netzone.h): crawl is
+ * the Crawl record (its seeds), allow ALLOW_PRIVATE_NETWORKS. */
+void urlfilter_zones(urlfilter_t *f, const rec_t *crawl, const char *allow);
 int urlfilter_pass(const urlfilter_t *f, const char *url);
 void urlfilter_free(urlfilter_t *f);
 

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "err.h"
+#include "termsafe.h"
 #include "exitcodes.h"
 
 static const char *prog = "abx";
@@ -48,9 +50,17 @@ emit(const char *kind, int errnum, const char *fmt, va_list ap)
 		n += snprintf(buf + n, sizeof buf - n, ": %s", strerror(errnum));
 	if (n > (int)sizeof buf - 2)
 		n = sizeof buf - 2;
-	buf[n++] = '\n';
-	ssize_t w = write(2, buf, n);
+	buf[n] = 0;
+	/* a URL or title in the message came from someone's page: its
+	 * controls are shown, never sent to the terminal (termsafe.h) */
+	static int inside;   /* out of memory in termsafe: die() comes back here */
+	char *safe = inside++ ? NULL : termsafe(buf);
+	const char *line = safe ? safe : buf;
+	struct iovec iov[2] = {{(void *)line, strlen(line)}, {"\n", 1}};
+	ssize_t w = writev(2, iov, 2);   /* one write: lines of processes do not mix */
 	(void)w;
+	free(safe);
+	inside--;
 }
 
 void

@@ -11,6 +11,8 @@
 enum {
 	EX_DONE      = 0,   /* did the work / yes */
 	EX_NOTHING   = 1,   /* nothing to do / no (nothing due, test false) */
+	EX_HOOKSFAILED = 2, /* did the work, but hooks failed in it (abx-tick):
+	                     * said on stderr, a line a snapshot */
 	EX_USAGE_    = 64,  /* usage error */
 	EX_DATAERR_  = 65,  /* malformed input: a bad record, URL or config value */
 	EX_UNAVAIL_  = 69,  /* a dependency or hook is missing */

@@ -141,6 +141,19 @@ mimesum_cmp(const void *a, const void *b)
 	return strcmp(x->mime, y->mime);
 }
 
+static int
+metadata_name(const char *rel)
+{
+	static const char *const suffixes[] = {".log", ".pid", ".sh"};
+	size_t n = strlen(rel);
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+		size_t l = strlen(suffixes[i]);
+		if (n >= l && strcmp(rel + n - l, suffixes[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 void
 ftree_outputs(const ftree_t *before, const ftree_t *after, outputs_t *o)
 {
@@ -162,6 +175,7 @@ ftree_outputs(const ftree_t *before, const ftree_t *after, outputs_t *o)
 		buf_json_strz(&o->files, ext);
 		buf_addf(&o->files, ",\"mimetype\":\"%s\",\"size\":%lld}", mime, a->size);
 		o->size += a->size;
+		o->content += !metadata_name(a->rel);
 		size_t k;
 		for (k = 0; k < nms && strcmp(ms[k].mime, mime) != 0; k++)
 			;

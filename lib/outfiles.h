@@ -38,6 +38,9 @@ typedef struct {
 	buf_t mimetypes;   /* CSV */
 	long long size;
 	size_t n;
+	size_t content;    /* of them, not named *.log, *.pid or *.sh: what
+	                    * abx-dl counts as a hook's output (output_files.py
+	                    * OUTPUT_FILE_METADATA_SUFFIXES) */
 } outputs_t;
 
 void ftree_outputs(const ftree_t *before, const ftree_t *after, outputs_t *o);

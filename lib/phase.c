@@ -139,9 +139,22 @@ start_hook(phase_t *ph, size_t i)
 	free(rel);
 }
 
+/* -n: the hooks that would run, each with what its plugin lacks
+ * ("missing": interpreters and binaries not on its PATH), and a warning
+ * per plugin that lacks something, so a user sees what to install. */
 static void
 print_plan(phase_t *ph)
 {
+	char **missing = xcalloc(ph->ps.n + 1, sizeof(char *));
+	for (size_t i = 0; i < ph->nhooks; i++) {
+		size_t pi = ph->hooks[i]->plugin - ph->ps.v;
+		if (missing[pi])
+			continue;
+		missing[pi] = phase_plugin_missing(ph, ph->hooks[i]->plugin);
+		if (strcmp(missing[pi], "[]") != 0)
+			warnx_("plugin %s lacks %s (interpreters of its hooks, binaries it requires)",
+			    ph->hooks[i]->plugin->name, missing[pi]);
+	}
 	for (size_t i = 0; i < ph->nhooks; i++) {
 		hook_t *h = ph->hooks[i];
 		conf_t *pc = phase_plugin_config(ph, h->plugin);
@@ -153,9 +166,13 @@ print_plan(phase_t *ph)
 		rec_set_int(&r, "timeout", plugin_timeout(h->plugin, pc));
 		rec_set_raw(&r, "background", h->bg ? "true" : "false");
 		rec_set_raw(&r, "daemon", hook_is_daemon(h) ? "true" : "false");
+		rec_set_raw(&r, "missing", missing[h->plugin - ph->ps.v]);
 		phase_emit(ph, &r);
 		rec_free(&r);
 	}
+	for (size_t i = 0; i < ph->ps.n; i++)
+		free(missing[i]);
+	free(missing);
 }
 
 /* Kill the children left: descendants that escaped their group were

@@ -26,7 +26,10 @@
  *     alongside; a foreground hook numbered 50 or more (a parser, hashes)
  *     first waits for the finite .bg. hooks numbered below 50 (the
  *     extractors whose files it reads, such as wget: ArchiveBox's §8.3);
- *     whenever a hook exits, its results are derived (results.h)
+ *     a hook whose #! interpreter is not on its PATH is not started and
+ *     fails with a note naming it ("uv: not found — ..."); whenever a
+ *     hook exits, its results are derived (results.h; without an
+ *     ArchiveResult, from its exit status and files, as abx-dl does)
  *     and committed at once, one commit per hook: the ArchiveResult
  *     (Snapshot family only; upserted by (snapshot, plugin, hook_name)),
  *     its Process record, the snapshot's title and tags, Binary records;

@@ -46,8 +46,33 @@ path_prefix(conf_t *pc)
 	buf_free(&b);
 }
 
+/* The provider hook's argv: the request as abx-dl passes it (binary.h). */
+static char **
+provider_argv(phase_t *ph, const hook_t *h, const binreq_t *req, const char *binary_id)
+{
+	size_t na = 0;
+	while (req->args && req->args[na])
+		na++;
+	char **a = xcalloc(na + 8, sizeof(char *));
+	size_t n = 0;
+	a[n++] = xstrdup(h->path);
+	a[n++] = xasprintf("--name=%s", req->name);
+	a[n++] = xasprintf("--plugin-name=%s", ph->requester ? ph->requester : "");
+	a[n++] = xasprintf("--output-dir=%s/crawls/%s", ph->data_abs, ph->crawl_id);
+	size_t k = 0;
+	/* min-version, postinstall-scripts, min-release-age come first */
+	for (; k < na && (!strncmp(req->args[k], "--min-", 6) || !strncmp(req->args[k], "--postinstall-", 14)); k++)
+		a[n++] = xstrdup(req->args[k]);
+	a[n++] = xasprintf("--binary-id=%s", binary_id);
+	a[n++] = xasprintf("--binproviders=%s", req->binproviders);
+	for (; k < na; k++)
+		a[n++] = xstrdup(req->args[k]);
+	return a;
+}
+
 static int
-run_provider_hook(phase_t *ph, hook_t *h, const binreq_t *req, char **abspath, char **version)
+run_provider_hook(phase_t *ph, hook_t *h, const binreq_t *req, const char *binary_id, char **abspath,
+    char **version)
 {
 	run_t r = {0};
 	r.h = h;
@@ -58,13 +83,10 @@ run_provider_hook(phase_t *ph, hook_t *h, const binreq_t *req, char **abspath, c
 		char k[200];
 		snprintf(k, sizeof k, "%s_TIMEOUT", h->plugin->key);
 		long timeout = conf_seconds(conf_get(pc, k), 300);
-		r.argv = xcalloc(6, sizeof(char *));
-		r.argv[0] = xstrdup(h->path);
-		r.argv[1] = xasprintf("--name=%s", req->name);
-		r.argv[2] = xasprintf("--binproviders=%s", req->binproviders);
-		r.argv[3] = xasprintf("--plugin-name=%s", ph->requester ? ph->requester : "");
-		r.argv[4] = xasprintf("--overrides=%s", req->raw);
+		r.argv = provider_argv(ph, h, req, binary_id);
 		run_spawn(ph, &r, pc, timeout);
+		if (r.interp_note)
+			warnx_("provider %s: %s", h->stem, r.interp_note);
 		if (!r.spawn_err) {
 			proc_t *pp = &r.p;
 			while (pp->state != PROC_DONE) {
@@ -104,7 +126,8 @@ run_provider_hook(phase_t *ph, hook_t *h, const binreq_t *req, char **abspath, c
 }
 
 static int
-provider(void *arg, const char *name, const binreq_t *req, char **abspath, char **version)
+provider(void *arg, const char *name, const binreq_t *req, const char *binary_id, char **abspath,
+    char **version)
 {
 	phase_t *ph = arg;
 	plugin_t *pp = plugins_find(&ph->ps, name);
@@ -127,7 +150,7 @@ provider(void *arg, const char *name, const binreq_t *req, char **abspath, char 
 			hs[j - 1] = t;
 		}
 	for (size_t i = 0; i < n && rc < 0; i++)
-		rc = run_provider_hook(ph, hs[i], req, abspath, version);
+		rc = run_provider_hook(ph, hs[i], req, binary_id, abspath, version);
 	free(hs);
 	return rc;
 }
@@ -195,4 +218,44 @@ phase_resolve_binaries(phase_t *ph)
 		}
 	}
 	free(changed);
+}
+
+/* What plugin p lacks to run the phase's hooks: the #! interpreters of
+ * its hooks and its required binaries that are not on its PATH (nothing
+ * is installed: abx-hook -n).  A malloc'd JSON array, "[]" if nothing. */
+char *
+phase_plugin_missing(phase_t *ph, plugin_t *p)
+{
+	conf_t *pc = phase_plugin_config(ph, p);
+	const char *path = conf_get(pc, "PATH");
+	buf_t b = {0}, seen = {0};
+	buf_addc(&b, '[');
+	for (size_t i = 0; i < ph->nhooks; i++) {
+		if (ph->hooks[i]->plugin != p)
+			continue;
+		char *in = hook_interpreter(ph->hooks[i]->path);
+		char *key = in ? xasprintf("\n%s\n", in) : NULL;
+		if (in && !interpreter_found(in, path) && !strstr(seen.p ? buf_cstr(&seen) : "", key)) {
+			if (b.len > 1)
+				buf_addc(&b, ',');
+			buf_json_strz(&b, in);
+			buf_addf(&seen, "%s", key);
+		}
+		free(in), free(key);
+	}
+	binreq_t *rq = NULL;
+	size_t n = binreqs_parse(p->binaries, pc, &rq);
+	for (size_t k = 0; k < n; k++) {
+		char *w = binary_which(rq[k].name, path);
+		if (!w) {
+			if (b.len > 1)
+				buf_addc(&b, ',');
+			buf_json_strz(&b, rq[k].name);
+		}
+		free(w);
+	}
+	binreqs_free(rq, n);
+	buf_addc(&b, ']');
+	buf_free(&seen);
+	return buf_cstr(&b);
 }

@@ -14,8 +14,9 @@
  *     pid file (runmark.h; the fault point "hook-after-spawn" lies between
  *     the two), and "start <hook_name>" on $ABX_PROGRESS_FD;
  *  3. run_release: its logs written out (or an old run's removed), its fds
- *     closed, its pid file removed (a CrawlSetup daemon left running has
- *     its .daemon.json instead), its argv freed.
+ *     closed, its pid file removed (a CrawlSetup daemon left running keeps
+ *     it, beside its .daemon.json, until the crawl's cleanup stops it), its
+ *     argv freed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -103,8 +104,10 @@ write_log(int cwdfd, int memfd, const char *stem, const char *kind)
 void
 run_release(run_t *r)
 {
-	if (r->cwdfd >= 0 && r->h && r->started && !r->spawn_err)
-		pidfile_remove(r->cwdfd, r->h->stem);   /* a daemon's: its .daemon.json says */
+	/* a CrawlSetup daemon left running keeps its pid file until the
+	 * crawl's cleanup stops it (crawldaemons.h) */
+	if (r->cwdfd >= 0 && r->h && r->started && !r->spawn_err && r->p.state != PROC_DETACHED)
+		pidfile_remove(r->cwdfd, r->h->stem);
 	if (r->memlogs && r->cwdfd >= 0 && r->h) {
 		write_log(r->cwdfd, r->outfd, r->h->stem, "stdout");
 		write_log(r->cwdfd, r->errfd, r->h->stem, "stderr");
@@ -121,9 +124,9 @@ run_release(run_t *r)
 	for (char **a = r->argv; a && *a; a++)
 		free(*a);
 	free(r->argv);
-	free(r->rel), free(r->pwd);
+	free(r->rel), free(r->pwd), free(r->interp_note);
 	r->argv = NULL;
-	r->rel = r->pwd = NULL;
+	r->rel = r->pwd = r->interp_note = NULL;
 }
 
 /* "start <hook>" on $ABX_PROGRESS_FD, for abx-tick's live display. */
@@ -163,10 +166,21 @@ run_spawn(phase_t *ph, run_t *r, conf_t *pc, long timeout)
 	char *ec = extra_context(ph, pc, r->h);
 	conf_set(pc, "EXTRA_CONTEXT", ec, CONF_FORCED);
 	free(ec);
-	char **envp = conf_envp(pc);
-	spawn_t sp = {r->h->path, r->argv, envp, r->cwdfd, r->outfd, r->errfd};
 	id_new(r->process_id);
 	r->started = 1;
+	/* a #! interpreter not on the hook's PATH (uv for abx-plugins'
+	 * Python hooks): not run, failed with a note naming it, instead of
+	 * env's bare exit 127 */
+	char *interp = hook_interpreter(r->h->path);
+	if (interp && !interpreter_found(interp, conf_get(pc, "PATH"))) {
+		r->interp_note = interpreter_missing_note(interp);
+		r->spawn_err = ENOENT;
+		free(interp);
+		return;
+	}
+	free(interp);
+	char **envp = conf_envp(pc);
+	spawn_t sp = {r->h->path, r->argv, envp, r->cwdfd, r->outfd, r->errfd};
 	r->spawn_err = proc_spawn(&r->p, &sp, timeout);
 	conf_envp_free(envp);
 	fault_point("hook-after-spawn");   /* the mark and ABX_RUN find it */

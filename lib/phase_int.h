@@ -42,6 +42,7 @@ typedef struct {
 	char **argv;
 	char *rel, *pwd;           /* its cwd, relative and absolute */
 	char process_id[ID_LEN + 1];
+	char *interp_note;         /* its #! interpreter is missing: why */
 } run_t;
 
 /* The id an earlier result of (plugin, hook) had: a rerun keeps it. */
@@ -122,6 +123,8 @@ char **run_argv(const char *path, const char *url);
 /* phase_binaries.c: resolve the required binaries of the plugins with
  * hooks to run; a plugin whose binary is missing gets binfail set. */
 void phase_resolve_binaries(phase_t *ph);
+/* What a plugin lacks (interpreters, binaries) as a JSON array: -n. */
+char *phase_plugin_missing(phase_t *ph, plugin_t *p);
 
 /* phase_record.c: the ids of earlier results; a finished (or skipped)
  * hook's records committed and printed; a record printed on o->out. */

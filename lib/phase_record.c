@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/wait.h>
 
 #include "binary.h"
 #include "clock.h"
@@ -237,6 +238,38 @@ stdout_binary(const rec_t *in, const char *plugin, binres_t *res)
 	free(name), free(ap), free(ver), free(by);
 }
 
+/*
+ * A Snapshot hook that ran to its end and printed no ArchiveResult, judged
+ * as abx-dl 1.10.71 judges it (archive_result_service.py): exit status 0
+ * with new files of its own (not *.log, *.pid, *.sh) succeeded, exit 0
+ * with none noresults, any other end failed — exit 10 too (skipped needs
+ * the hook to say so), and a daemon that SIGTERM ended at the end of the
+ * phase, which printed nothing, did not succeed.
+ */
+static void
+judge_silent(const run_t *r, const outputs_t *files, const char *tail, verdict_t *v)
+{
+	const proc_t *p = &r->p;
+	if (p->why == WHY_TIMEOUT || p->why == WHY_INTERRUPTED || p->why == WHY_LIMIT || p->status == -1)
+		return;   /* failed already, with the reason */
+	if (WIFEXITED(p->status) && WEXITSTATUS(p->status) == 0) {
+		v->status = files->content ? "succeeded" : "noresults";
+		return;
+	}
+	if (strcmp(v->status, "failed") == 0)
+		return;
+	v->status = "failed";
+	buf_reset(&v->notes);
+	if (WIFSIGNALED(p->status))
+		buf_addf(&v->notes, "%s by signal %d, without an ArchiveResult",
+		    p->why == WHY_STOPPED ? "stopped at the end of the phase: ended" : "killed", WTERMSIG(p->status));
+	else
+		buf_addf(&v->notes, "exit status %d without an ArchiveResult", WEXITSTATUS(p->status));
+	if (tail && *tail)
+		buf_addf(&v->notes, "; %s", tail);
+	buf_cstr(&v->notes);
+}
+
 /* A hook has finished (or could not start): commit and print its records. */
 void
 run_record(phase_t *ph, run_t *r)
@@ -270,6 +303,13 @@ run_record(phase_t *ph, run_t *r)
 		buf_cstr(&v.notes);
 	} else {
 		result_verdict(&r->p, r->spawn_err, r->h->path, ran ? &o : NULL, tail.p, &v);
+		if (ran && ph->snapshot && !o.have_ar)
+			judge_silent(r, &files, tail.p, &v);
+		if (r->interp_note) {
+			buf_reset(&v.notes);
+			buf_adds(&v.notes, r->interp_note);
+			buf_cstr(&v.notes);
+		}
 		if (r->p.why == WHY_LIMIT)
 			size_watch_note(ph, &v);
 	}

@@ -10,13 +10,18 @@
  *
  * The config layers (config.h): built-ins, abx.conf, the environment, the
  * crawl's config, the snapshot's config; then what abx-hook sets itself
- * (DATA_DIR, CRAWL_DIR, SNAP_DIR, ABX_RUNTIME, ABX_RUN) and what a hook
- * must never see (ABX_LEASE_FD, ABX_ID, ABX_SIZE_BUDGET).  Each plugin's
- * config is made from them when first needed (plugin.h).
+ * (DATA_DIR, CRAWL_DIR, SNAP_DIR, ABX_RUN; ABX_RUNTIME and the runtime
+ * directories as the user set them, else as abx-dl derives them:
+ * runtime_paths) and what a hook must never see (ABX_LEASE_FD, ABX_ID,
+ * ABX_SIZE_BUDGET).  Each plugin's config is made from them when first
+ * needed (plugin.h).
  */
+#include <ctype.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "err.h"
 #include "exitcodes.h"
@@ -125,6 +130,104 @@ phase_load_target(phase_t *ph)
 	return 0;
 }
 
+/* A runtime setting: the user's (from any layer; empty is unset), else
+ * the derived value; forced, so that a plugin schema's empty default
+ * ("LIB_DIR": "" in abx-plugins' base plugin) cannot blank it. */
+static const char *
+runtime_set(conf_t *c, const char *key, const char *derived)
+{
+	const char *v = conf_get(c, key);
+	char *keep = xstrdup(v && *v ? v : derived);
+	conf_set(c, key, keep, CONF_FORCED);
+	free(keep);
+	return conf_get(c, key);
+}
+
+static const char *
+runtime_dir(conf_t *c, const char *key, const char *base, const char *sub)
+{
+	char *d = xasprintf("%s/%s", base, sub);
+	const char *v = runtime_set(c, key, d);
+	free(d);
+	return v;
+}
+
+/* Prepend dir to PATH unless it is there already. */
+static void
+path_add(conf_t *c, const char *dir)
+{
+	const char *path = conf_get(c, "PATH");
+	size_t n = strlen(dir);
+	for (const char *p = path; p && *p;) {
+		const char *e = strchr(p, ':');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		if (l == n && strncmp(p, dir, n) == 0)
+			return;
+		p += l + (e != NULL);
+	}
+	char *np = path && *path ? xasprintf("%s:%s", dir, path) : xstrdup(dir);
+	conf_set(c, "PATH", np, CONF_FORCED);
+	free(np);
+}
+
+/*
+ * The runtime directories abx-dl 1.10.71 derives (config.py
+ * derive_runtime_paths; abx-hook(1) RUNTIME DIRECTORIES), each unless the
+ * user set it: CONFIG_DIR ($HOME/.config/abx, else the data directory),
+ * LIB_DIR (CONFIG_DIR/lib/<machine>-<system>, e.g. x86_64-linux),
+ * LIB_BIN_DIR, PERSONAS_DIR, TMP_DIR, PIP_HOME, PIP_BIN_DIR, NPM_HOME,
+ * NODE_MODULES_DIR, NODE_PATH, NPM_BIN_DIR, PUPPETEER_CACHE_DIR;
+ * PUPPETEER_SKIP_DOWNLOAD=1 and CHROME_SANDBOX=true (a boolean written as
+ * abx-dl writes it); then the bin directories go first on PATH, in
+ * abx-dl's order (LIB_BIN_DIR, PIP_BIN_DIR, NPM_BIN_DIR, UV's directory),
+ * behind which the *_BINARY directories are put (phase_binaries.c).
+ */
+static void
+runtime_paths(conf_t *c, const char *data_abs)
+{
+	const char *home = conf_get(c, "HOME");
+	char *cfg = home && home[0] == '/' ? xasprintf("%s/.config/abx", home) : xstrdup(data_abs);
+	const char *config_dir = runtime_set(c, "CONFIG_DIR", cfg);
+	free(cfg);
+	struct utsname u;
+	char arch[160] = "unknown-linux";
+	if (uname(&u) == 0) {
+		snprintf(arch, sizeof arch, "%s-%s", u.machine, u.sysname);
+		for (char *p = arch; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+	}
+	char *sub = xasprintf("lib/%s", arch);
+	const char *lib = runtime_dir(c, "LIB_DIR", config_dir, sub);
+	free(sub);
+	const char *lib_bin = runtime_dir(c, "LIB_BIN_DIR", lib, "bin");
+	runtime_dir(c, "PERSONAS_DIR", config_dir, "personas");
+	const char *tmp = conf_get(c, "TMPDIR");
+	runtime_set(c, "TMP_DIR", tmp && tmp[0] == '/' ? tmp : "/tmp");
+	const char *pip = runtime_dir(c, "PIP_HOME", lib, "pip");
+	const char *pip_bin = runtime_dir(c, "PIP_BIN_DIR", pip, "venv/bin");
+	const char *npm = runtime_dir(c, "NPM_HOME", lib, "npm");
+	const char *nm = runtime_dir(c, "NODE_MODULES_DIR", npm, "node_modules");
+	runtime_set(c, "NODE_PATH", nm);
+	const char *npm_bin = runtime_dir(c, "NPM_BIN_DIR", nm, ".bin");
+	runtime_dir(c, "PUPPETEER_CACHE_DIR", lib, "puppeteer");
+	runtime_set(c, "PUPPETEER_SKIP_DOWNLOAD", "1");
+	const char *sb = runtime_set(c, "CHROME_SANDBOX", "true");
+	int b = conf_bool(sb, -1);
+	if (b >= 0)
+		conf_set(c, "CHROME_SANDBOX", b ? "true" : "false", CONF_FORCED);
+	/* conf_set may move entries: copy before PATH changes */
+	char *dirs[4] = {xstrdup(lib_bin), xstrdup(pip_bin), xstrdup(npm_bin), NULL};
+	const char *uv = conf_get(c, "UV");
+	const char *sl = uv && uv[0] == '/' ? strrchr(uv, '/') : NULL;
+	if (sl)
+		dirs[3] = xstrndup(uv, sl - uv > 0 ? (size_t)(sl - uv) : 1);
+	for (int i = 3; i >= 0; i--)
+		if (dirs[i])
+			path_add(c, dirs[i]);
+	for (int i = 0; i < 4; i++)
+		free(dirs[i]);
+}
+
 void
 phase_load_config(phase_t *ph)
 {
@@ -151,8 +254,12 @@ phase_load_config(phase_t *ph)
 	conf_set(c, "DATA_DIR", ph->data_abs, CONF_FORCED);
 	conf_set(c, "CRAWL_DIR", crawl_dir, CONF_FORCED);
 	conf_set(c, "SNAP_DIR", ph->base_abs, CONF_FORCED);
-	conf_set(c, "ABX_RUNTIME", "abx", CONF_FORCED);
 	free(crawl_dir);
+	/* the user's ABX_RUNTIME (default abx), over any schema's default
+	 * (abx-plugins' base says abx-dl): search-index plugins act only
+	 * under archivebox */
+	runtime_set(c, "ABX_RUNTIME", "abx");
+	runtime_paths(c, ph->data_abs);
 }
 
 conf_t *

@@ -456,3 +456,73 @@ plugins_hooks(const plugins_t *ps, const char *family, hook_t ***out)
 		qsort(*out, n, sizeof(hook_t *), hook_cmp);
 	return n;
 }
+
+/* ------------------------------------------------------------ interpreters */
+
+char *
+hook_interpreter(const char *path)
+{
+	char line[512];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	ssize_t n = read(fd, line, sizeof line - 1);
+	close(fd);
+	if (n < 3 || line[0] != '#' || line[1] != '!')
+		return NULL;
+	line[n] = 0;
+	line[strcspn(line, "\r\n")] = 0;
+	char *save = NULL, *w = strtok_r(line + 2, " \t", &save);
+	if (!w)
+		return NULL;
+	size_t wl = strlen(w);
+	if (strcmp(w, "env") != 0 && (wl < 4 || strcmp(w + wl - 4, "/env") != 0))
+		return xstrdup(w);
+	/* env [-S] [-i] [-u NAME] [NAME=VALUE] ... PROGRAM */
+	while ((w = strtok_r(NULL, " \t", &save))) {
+		if (strcmp(w, "-u") == 0 || strcmp(w, "--unset") == 0 || strcmp(w, "-C") == 0 ||
+		    strcmp(w, "--chdir") == 0) {
+			strtok_r(NULL, " \t", &save);
+			continue;
+		}
+		if (w[0] == '-' || strchr(w, '='))
+			continue;
+		return xstrdup(w);
+	}
+	return NULL;
+}
+
+int
+interpreter_found(const char *interp, const char *path_env)
+{
+	if (strchr(interp, '/'))
+		return interp[0] == '/' && access(interp, X_OK) == 0;
+	char *dup = xstrdup(path_env ? path_env : ""), *save = NULL;
+	int found = 0;
+	for (char *d = strtok_r(dup, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		if (d[0] != '/')
+			continue;
+		char *p = xasprintf("%s/%s", d, interp);
+		struct stat st;
+		found = stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+		free(p);
+	}
+	free(dup);
+	return found;
+}
+
+char *
+interpreter_missing_note(const char *interp)
+{
+	static const char *const hints[][2] = {
+		{"uv", "Python plugins of abx-plugins need uv"},
+		{"node", "JS plugins of abx-plugins need node (Debian: nodejs)"},
+		{"python3", "Python hooks need python3"},
+		{"bash", "bash hooks need bash"},
+	};
+	const char *base = strrchr(interp, '/') ? strrchr(interp, '/') + 1 : interp;
+	for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)
+		if (strcmp(base, hints[i][0]) == 0)
+			return xasprintf("%s: not found \u2014 %s", interp, hints[i][1]);
+	return xasprintf("%s: not found \u2014 the interpreter its #! line names", interp);
+}

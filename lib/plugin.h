@@ -98,4 +98,19 @@ int plugins_select(plugins_t *ps, const conf_t *c, char **names, const char **mi
  * malloc'd array of pointers into ps. */
 size_t plugins_hooks(const plugins_t *ps, const char *family, hook_t ***out);
 
+/*
+ * The interpreter a hook's "#!" line names, or NULL if it has none (a
+ * binary, run as it is) or the file cannot be read.  "#!/usr/bin/env [-S]
+ * [-options] NAME ..." gives NAME (abx-plugins' Python hooks start
+ * "#!/usr/bin/env -S uv run --active --script", its JS hooks
+ * "#!/usr/bin/env node"), "#!/bin/sh -e" gives "/bin/sh".  Malloc'd.
+ */
+char *hook_interpreter(const char *path);
+/* Is it to be had: an absolute path executable, else a name found in the
+ * PATH string?  1 or 0. */
+int interpreter_found(const char *interp, const char *path_env);
+/* Why a hook cannot run without it, for a note: "uv: not found — Python
+ * plugins of abx-plugins need uv".  Malloc'd. */
+char *interpreter_missing_note(const char *interp);
+
 #endif

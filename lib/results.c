@@ -419,6 +419,82 @@ result_verdict(const proc_t *p, int spawn_err, const char *path, const hookout_t
 	buf_free(&reason);
 }
 
+/* ------------------------------------------------------------ reasons */
+
+/* Lines that say nothing about why a hook failed. */
+static const char *const noise[] = {
+	"dbus", "D-Bus", "Failed to connect to the bus", "org.freedesktop.", "bus.cc(",
+	"object_proxy.cc(", ":WARNING:", ":INFO:", ":VERBOSE", "Fontconfig error", NULL,
+};
+
+static int
+noisy(const char *p, size_t n)
+{
+	for (int i = 0; noise[i]; i++)
+		if (memmem(p, n, noise[i], strlen(noise[i])))
+			return 1;
+	return 0;
+}
+
+/* The next part of text (a line, or up to "; "), trimmed; NULL at the end. */
+static const char *
+next_part(const char **at, size_t *len)
+{
+	const char *p = *at;
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || (*p == ';' && p[1] == ' '))
+		p++;
+	if (!*p)
+		return NULL;
+	const char *e = p;
+	while (*e && *e != '\n' && !(*e == ';' && e[1] == ' '))
+		e++;
+	*at = e;
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	*len = e - p;
+	return p;
+}
+
+static int
+bare_status(const char *p, size_t n)
+{
+	static const char *const pre[] = {"exit status ", "killed by signal ", NULL};
+	for (int i = 0; pre[i]; i++) {
+		size_t k = strlen(pre[i]);
+		if (n > k && !memcmp(p, pre[i], k) && strspn(p + k, "0123456789") == n - k)
+			return 1;
+	}
+	return 0;
+}
+
+void
+result_reason_line(const char *notes, buf_t *out)
+{
+	buf_t b = {0};
+	const char *at = notes ? notes : "", *p;
+	size_t n;
+	int parts = 0;
+	while (parts < 2 && (p = next_part(&at, &n))) {
+		if (noisy(p, n))
+			continue;
+		if (parts++)
+			buf_adds(&b, ": ");
+		buf_add(&b, p, n);
+		if (!bare_status(p, n))
+			break;
+	}
+	size_t len = b.len;
+	if (len > 200) {
+		len = 200;
+		while (len > 0 && ((unsigned char)b.p[len] & 0xC0) == 0x80)
+			len--;   /* not in the middle of a character */
+	}
+	for (size_t i = 0; i < len; i++)
+		buf_addc(out, (unsigned char)b.p[i] < 0x20 || b.p[i] == 0x7f ? ' ' : b.p[i]);
+	buf_cstr(out);
+	buf_free(&b);
+}
+
 /* ------------------------------------------------------------ records */
 
 static void

@@ -6,8 +6,9 @@
  *   ArchiveResult  the last one (a hook's later records overwrite earlier);
  *   Tag            "name" — added to the snapshot's comma-separated tags;
  *   Snapshot       "title", when the record has no "url" or this snapshot's;
- *                  other Snapshot records (discovered URLs) are ignored:
- *                  discovery reads <plugin>/urls.jsonl;
+ *                  other Snapshot records (discovered URLs) are left to
+ *                  discovery, which reads them from the stdout log
+ *                  (discover.h);
  *   Binary         "name" + absolute "abspath": a resolved binary.
  * Other records, lines that are not JSON objects, and blank lines are
  * ignored; a line longer than RESULT_LINE_MAX is cut off, ignored and
@@ -28,6 +29,8 @@
  * ArchiveBox does.  A hook killed at its timeout, or interrupted, or that
  * could not be executed, is failed whatever it printed.  A daemon that
  * exits when abx-hook stops it at the end of the phase has ended normally.
+ * (abx-hook then judges a Snapshot hook that printed no ArchiveResult as
+ * abx-dl does, from its exit status and files: phase_record.c.)
  * notes: the record's "error", else for a failure the reason (timeout,
  * signal) and the last lines of stderr.
  */
@@ -83,6 +86,17 @@ typedef struct {
 	const char *status, *notes;
 	int64_t now;
 } result_t;
+
+/*
+ * The first line of a result's reason, for a one-line report (abx-tick's
+ * failure lines, the crawl page): notes split into lines and "; " parts,
+ * noise left out (chromium's D-Bus complaints and its WARNING/INFO log
+ * lines, which a headless run prints whatever went wrong), then the first
+ * part, with the next one after a bare "exit status N" or "killed by
+ * signal N" ("exit status 8: 404 Not Found").  Control characters become
+ * spaces; at most 200 bytes (cut at a character).  Appended to out.
+ */
+void result_reason_line(const char *notes, buf_t *out);
 
 /* The ArchiveResult and Process records of one hook run. */
 void result_archive(rec_t *r, const result_t *x);

@@ -63,6 +63,9 @@ crawl_candidate(rec_t *r, void *arg)
 	const char *tpl = rec_raw(r, "is_template");
 	if (tpl && !strcmp(tpl, "true"))
 		return 0;   /* a schedule's template lives as long as the schedule */
+	const char *kept = rec_raw(r, "files_kept");
+	if (kept && !strcmp(kept, "true"))
+		return 0;   /* removed by abx-ctl remove, its files kept on purpose */
 	if (!rec_isnull(r, "deleted_at")) {
 		/* a crash came between its tombstone and the move of its
 		 * directory: finish the job */
@@ -292,4 +295,35 @@ retention_run(store_t *s, int batch, int verbose)
 	free(sc.v);
 	free(sc.left);
 	return (int)removed;
+}
+
+/* The steps of a removal, for abx-ctl remove (retention.h). */
+
+int
+retention_move_away(store_t *s, const char *from, const char *id)
+{
+	char to[128];
+	snprintf(to, sizeof to, "%s/%s", TRASH, id);
+	if (fs_mkdirs(s->dfd, TRASH) == 0 && renameat(s->dfd, from, s->dfd, to) == 0)
+		return 0;
+	if (!fs_exists(s->dfd, from))
+		return 0;
+	warnsys("unable to move %s/%s to %s/%s; removing it in place", s->dir, from, s->dir, to);
+	return -1;
+}
+
+void
+retention_prune_site_index(store_t *s, const char (*ids)[ID_LEN + 1], size_t n)
+{
+	cand_t *v = xcalloc(n + 1, sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		snprintf(v[i].id, sizeof v[i].id, "%s", ids[i]);
+	prune_site_index(s, v, n);
+	free(v);
+}
+
+void
+retention_empty_trash(store_t *s)
+{
+	empty_trash(s);
 }

@@ -43,4 +43,23 @@
 long long retention_parse(const char *s);
 int retention_run(store_t *s, int batch, int verbose);
 
+/*
+ * The steps of a removal, for abx-ctl remove (ctl_remove.c), which removes
+ * crawls and snapshots on demand the same way:
+ *   retention_move_away()   under the store lock, after the tombstone's
+ *                           commit: rename the directory from (relative to
+ *                           DIR) to crawls/.deleted/ID; 0, or -1 if it is
+ *                           still in place (then remove it after the lock);
+ *   retention_prune_site_index()  under the store lock: drop the lines of
+ *                           these crawls (and their snapshots) or snapshots
+ *                           from index.jsonl, and the page state, so that
+ *                           seal_site_index() rebuilds the pages;
+ *   retention_empty_trash() without the lock: remove crawls/.deleted/.
+ * A crawl whose record says "files_kept": true was removed with its files
+ * kept on purpose: retention leaves its directory alone.
+ */
+int retention_move_away(store_t *s, const char *from, const char *id);
+void retention_prune_site_index(store_t *s, const char (*ids)[ID_LEN + 1], size_t n);
+void retention_empty_trash(store_t *s);
+
 #endif

@@ -12,13 +12,9 @@
  * back-filled.  Paused schedules carry the paused marker; cancelled ones
  * are sealed.
  *
- * CRON is five fields (minute hour day-of-month month day-of-week: a star,
- * N, N-M, a step "star slash S" or N-M/S, comma lists; day-of-week 0-7, 0 and 7 Sunday; when both
- * day fields are restricted either may match, as in cron) or an alias:
- * minute(ly), hour(ly), day/daily, week(ly), month(ly), year(ly), with or
- * without "@".  Times are UTC.  An expression that can never fire is
- * refused like a malformed one: a day of the month that none of its months
- * has (February 30, April 31) with the day of the week a star.
+ * CRON is a cron expression as cron.h reads it (five fields, names,
+ * steps, @daily and the other aliases; the next run in UTC).  An
+ * expression that can never fire is refused like a malformed one.
  *
  * A schedule has a next run (retry_at) later than the time it was computed
  * at, or none: then it is disabled (is_enabled false, paused marker) with
@@ -31,21 +27,8 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "cron.h"
 #include "store.h"
-
-typedef struct {
-	uint64_t min;       /* bit sets */
-	uint32_t hour, dom, mon;
-	uint8_t dow;
-	int dom_star, dow_star;
-} cron_t;
-
-/* 0, or -1 with *why set. */
-int cron_parse(const char *expr, cron_t *c, const char **why);
-/* The first matching minute strictly after t (µs), or -1 if none within
- * 28 years (the calendar's cycle) or before the year 10000.  It always
- * terminates: every step of its search moves forward. */
-int64_t cron_next(const cron_t *c, int64_t t);
 
 /* Make a schedule for template crawl rec (staged: hold the lock). */
 void schedule_create(store_t *s, const rec_t *template_crawl, const char *expr, rec_t *out);

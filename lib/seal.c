@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crawlpage.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
@@ -97,23 +98,11 @@ seal_dir_of(const rec_t *r, char *out, size_t n)
  * when they exist (a reseal); not synced here: the seal's commit is
  * preceded by a store barrier.  0, or -1 (s->err set). */
 static int
-write_files(store_t *s, const rec_t *snap, const char *dir, const rec_t *given, size_t ngiven)
+write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *results)
 {
-	recs_t rs = {0}, bins = {0};
-	char *sid = rec_str(snap, "id"), *cid = rec_str(snap, "crawl_id");
-	char j[128], path[512];
-	store_crawl_journal(cid, j, sizeof j);
-	rs.sid = sid;
-	if (given) {
-		/* the caller has them (the records its worker printed): no
-		 * scan of the crawl's journal, whose size grows with the crawl */
-		for (size_t i = 0; i < ngiven; i++)
-			collect_result((rec_t *)&given[i], &rs);
-	} else {
-		store_each(s, j, sid, collect_result, &rs);
-	}
-	if (rs.n)
-		qsort(rs.v, rs.n, sizeof(rec_t), by_start);
+	recs_t bins = {0};
+	const recs_t rs = *results;
+	char path[512];
 	store_each(s, "binaries.jsonl", NULL, collect_all, &bins);
 
 	buf_t b = {0};
@@ -159,9 +148,7 @@ fail:
 	rc = store_fail(s, EX_IOERR_, errno, "unable to write %s/%s", s->dir, path);
 out:
 	buf_free(&b);
-	recs_free(&rs);
 	recs_free(&bins);
-	free(sid), free(cid);
 	return rc;
 }
 
@@ -170,6 +157,88 @@ int
 seal_snapshot(store_t *s, const char *id, rec_t *out)
 {
 	return seal_snapshot_with(s, id, out, NULL, 0, -1);
+}
+
+/* The snapshot's Process and ArchiveResult records, in start_ts order:
+ * given (a first run's, as its worker printed them: no scan of the
+ * crawl's journal, whose size grows with the crawl), else looked up. */
+static void
+collect_results(store_t *s, const rec_t *snap, const rec_t *given, size_t ngiven, recs_t *rs)
+{
+	char *sid = rec_str(snap, "id"), *cid = rec_str(snap, "crawl_id");
+	rs->sid = sid;
+	if (given) {
+		for (size_t i = 0; i < ngiven; i++)
+			collect_result((rec_t *)&given[i], rs);
+	} else if (cid) {
+		char j[128];
+		store_crawl_journal(cid, j, sizeof j);
+		store_each(s, j, sid, collect_result, rs);
+	}
+	if (rs->n)
+		qsort(rs->v, rs->n, sizeof(rec_t), by_start);
+	rs->sid = NULL;
+	free(sid), free(cid);
+}
+
+static int
+plugin_has_run(const recs_t *rs, const char *plugin)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rec_streq(&rs->v[i], "type", "ArchiveResult") && rec_streq(&rs->v[i], "plugin", plugin) &&
+		    !rec_isnull(&rs->v[i], "hook_name") && !rec_streq(&rs->v[i], "status", "queued"))
+			return 1;
+	return 0;
+}
+
+/* How many of the results ran (are not queued). */
+static int
+results_ran(const recs_t *rs)
+{
+	int n = 0;
+	for (size_t i = 0; i < rs->n; i++)
+		n += rec_streq(&rs->v[i], "type", "ArchiveResult") && !rec_streq(&rs->v[i], "status", "queued");
+	return n;
+}
+
+/*
+ * A result still queued when its snapshot is sealed was queued by abx-ctl
+ * retry and not run again (its plugin no longer selected, or without that
+ * hook now): a sealed snapshot has no queued result, so it is staged
+ * skipped, with a note.  One without a hook_name (queued for a plugin that
+ * was not installed, or by an older abx) is left out of the index files
+ * when its plugin's hooks recorded results.
+ */
+static void
+settle_queued(store_t *s, recs_t *rs)
+{
+	for (size_t i = 0; i < rs->n;) {
+		rec_t *r = &rs->v[i];
+		if (!rec_streq(r, "type", "ArchiveResult")) {
+			i++;
+			continue;
+		}
+		if (rec_streq(r, "status", "queued")) {
+			char *pl = rec_str(r, "plugin");
+			int superseded = rec_isnull(r, "hook_name") && pl && plugin_has_run(rs, pl);
+			rec_set_str(r, "status", "skipped");
+			rec_set_null(r, "retry_at");
+			rec_set_str(r, "notes", superseded ? "queued by abx-ctl retry; superseded by the results of the "
+			                                     "plugin's hooks"
+			                                   : "queued by abx-ctl retry, but not run again: the plugin "
+			                                     "was not selected or has no such hook now");
+			store_put(s, r);
+			free(pl);
+			if (superseded) {
+				rec_free(r);
+				rs->v[i] = rs->v[--rs->n];
+				continue;
+			}
+		}
+		i++;
+	}
+	if (rs->n)
+		qsort(rs->v, rs->n, sizeof(rec_t), by_start);
 }
 
 /*
@@ -202,18 +271,36 @@ seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, si
 	seal_dir_of(&r, dir, sizeof dir);
 	int was_sealed = rec_streq(&r, "status", "sealed") && rec_isnull(&r, "retry_at") &&
 	                 rec_isnull(&r, "lease");
+	recs_t rs = {0};
+	const char *hr = rec_raw(&r, "has_results");
+	if (recs || (hr && !strcmp(hr, "true")))
+		collect_results(s, &r, recs, n, &rs);
+	if (rec_streq(&r, "status", "queued") && !results_ran(&rs)) {
+		/* never run: sealing it would say that it was archived */
+		recs_free(&rs);
+		rec_free(&r);
+		store_unlock(s);
+		return SEAL_UNRUN;
+	}
+	/* a reseal settles them too: one cancelled before its rerun, or
+	 * left by an older abx (committed with the reseal) */
+	settle_queued(s, &rs);
 	if (!was_sealed) {
 		int64_t now = clock_now();
+		int results = results_ran(&rs);
 		record_status(&r, "sealed", -1);
 		rec_set_null(&r, "lease");
 		rec_del(&r, "retry_plugins");
-		if (rec_isnull(&r, "downloaded_at"))
+		/* why it is sealed: its hooks ran, or none was selected */
+		rec_set_str(&r, "sealed_reason", results ? "archived" : "no_hooks");
+		if (results && rec_isnull(&r, "downloaded_at"))
 			rec_set_time(&r, "downloaded_at", now);
 		rec_set_int(&r, "output_size", size >= 0 ? size : fs_du(s->dfd, dir));
 	}
 	if (!was_sealed)
 		store_put(s, &r);   /* staged: sets modified_at, which the files show */
-	int ok = write_files(s, &r, dir, recs, n) == 0;
+	int ok = write_files(s, &r, dir, &rs) == 0;
+	recs_free(&rs);
 	if (ok)
 		store_barrier(s);   /* a reseal's files too: durable at the next sync */
 	if (!ok) {
@@ -270,7 +357,12 @@ seal_crawl(store_t *s, const char *id, rec_t *out)
 	free(v);
 	int rc;
 	if (cs.active == 0) {
-		if (!rec_streq(&r, "status", "sealed") || !rec_isnull(&r, "retry_at")) {
+		/* the holder moves it on: its lease goes with it (a cancelled
+		 * crawl is sealed already, but may still carry one) */
+		if (!rec_streq(&r, "status", "sealed") || !rec_isnull(&r, "retry_at") ||
+		    !rec_isnull(&r, "lease")) {
+			if (!rec_streq(&r, "status", "sealed") && rec_isnull(&r, "sealed_reason"))
+				rec_set_str(&r, "sealed_reason", "finished");
 			record_status(&r, "sealed", -1);
 			rec_set_null(&r, "lease");
 			store_put(s, &r);
@@ -280,20 +372,29 @@ seal_crawl(store_t *s, const char *id, rec_t *out)
 		store_crawl_journal(id, j, sizeof j);
 		if (!store_failed(s))
 			store_compact(s, j, 1);   /* a finished crawl keeps one line a record */
+		/* its page, written at each seal (a reseal refreshes it); a
+		 * hint: a failure is reported, not the seal's */
+		if (!store_failed(s) && crawlpage_write(s, &r) < 0)
+			warnx_("unable to write %s/crawls/%s/index.html: %s", s->dir, id, strerror(errno));
 		rc = SEAL_OK;
-	} else {
-		if (!rec_streq(&r, "status", "paused")) {
-			if (!rec_streq(&r, "status", "started"))
-				rec_set_str(&r, "status", "queued");
-			rec_set_time(&r, "retry_at", cs.earliest);
+	} else if (rec_streq(&r, "status", "paused")) {
+		/* it stays paused, and nobody holds it any more */
+		if (!rec_isnull(&r, "lease")) {
 			rec_set_null(&r, "lease");
 			store_put(s, &r);
 		}
+		rc = SEAL_PAUSED;
+	} else {
+		if (!rec_streq(&r, "status", "started"))
+			rec_set_str(&r, "status", "queued");
+		rec_set_time(&r, "retry_at", cs.earliest);
+		rec_set_null(&r, "lease");
+		store_put(s, &r);
 		rc = SEAL_REQUEUED;
 	}
 	if (store_unlock(s) < 0)
 		rc = SEAL_ERR;
-	if (out)
+	if (out && rc != SEAL_PAUSED)
 		*out = r;
 	else
 		rec_free(&r);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "err.h"
 #include "html.h"
@@ -11,8 +12,49 @@
 #include "snappage.h"
 #include "url.h"
 
+/* A file a browser would run as a document (script and all) if opened
+ * directly: HTML, XHTML, SVG, XML, MHTML, by the extension servers go by. */
+static int
+opens_as_document(const char *name)
+{
+	static const char *const ext[] = {".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg", ".svgz",
+	    ".xml", ".xsl", ".mht", ".mhtml", NULL};
+	size_t n = strlen(name);
+	for (int i = 0; ext[i]; i++) {
+		size_t e = strlen(ext[i]);
+		if (n > e && strcasecmp(name + n - e, ext[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The viewer: "?view=K" shows the K-th archived document of this page in an
+ * <iframe sandbox> without allow-same-origin, so its scripts run in an
+ * opaque origin and can read nothing of the archive (abx(7) SECURITY).  K
+ * only selects one of the page's own links, whose data-src is a relative
+ * path abx wrote: nothing of the query becomes a URL.  Without script the
+ * link shows this page again, never the document unsandboxed.
+ */
+static const char viewer_js[] =
+    "<script>(function(){"
+    "var m=/[?&]view=([0-9]+)(&|$)/.exec(location.search);if(!m)return;"
+    "var a=document.querySelector('a[data-view=\"'+m[1]+'\"]');if(!a)return;"
+    "var f=document.createElement('iframe');"
+    "f.setAttribute('sandbox','allow-scripts allow-forms allow-popups');"
+    "f.setAttribute('referrerpolicy','no-referrer');f.src=a.getAttribute('data-src');"
+    "f.style.cssText='border:0;width:100%;height:calc(100vh - 44px);display:block;background:#fff';"
+    "var bar=document.createElement('div'),back=document.createElement('a');"
+    "bar.style.cssText='height:44px;box-sizing:border-box;padding:10px 16px;background:#23395d;"
+    "color:#c9d4e5;font:14px system-ui,sans-serif;white-space:nowrap;overflow:hidden';"
+    "back.href=location.pathname;back.textContent='\u2190 '+document.title;back.style.color='#fff';"
+    "bar.appendChild(back);bar.appendChild(document.createTextNode("
+    "' \u00b7 '+a.textContent+' (sandboxed: its scripts cannot read the archive)'));"
+    "document.body.replaceChildren(bar,f);document.body.style.margin='0';"
+    "})();</script>";
+
 static void
-files_list(buf_t *b, const char *plugin, const char *files_raw)
+files_list(buf_t *b, const char *plugin, const char *files_raw, int *nview)
 {
 	rec_t f;
 	if (!files_raw || files_raw[0] != '{' || rec_parse(&f, files_raw, strlen(files_raw)) < 0)
@@ -21,7 +63,12 @@ files_list(buf_t *b, const char *plugin, const char *files_raw)
 	for (int i = 0; i < f.n && i < 200; i++) {
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s", plugin, f.f[i].key);
-		buf_adds(b, "<li><a href=\"");
+		if (opens_as_document(f.f[i].key)) {
+			++*nview;
+			buf_addf(b, "<li><a href=\"?view=%d\" data-view=\"%d\" data-src=\"", *nview, *nview);
+		} else {
+			buf_adds(b, "<li><a href=\"");
+		}
 		html_href(b, path);
 		buf_adds(b, "\">");
 		html_esc(b, f.f[i].key);
@@ -60,6 +107,7 @@ snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int has_sho
 	if (has_shot)
 		buf_adds(b, "<a href=\"screenshot/screenshot.png\"><img class=\"preview\" alt=\"screenshot\" "
 		            "src=\"screenshot/screenshot.png\"></a>");
+	int nview = 0;
 	buf_adds(b, "<table><tr><th>plugin</th><th>status</th><th>output</th><th>files</th></tr>");
 	for (size_t i = 0; i < n; i++) {
 		const rec_t *r = &v[i];
@@ -84,12 +132,15 @@ snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int has_sho
 		}
 		buf_adds(b, "</td><td>");
 		if (pl && name_valid(pl))
-			files_list(b, pl, rec_raw(r, "output_files"));
+			files_list(b, pl, rec_raw(r, "output_files"), &nview);
 		buf_adds(b, "</td></tr>");
 		free(pl), free(hk), free(s), free(os), free(notes);
 	}
 	buf_adds(b, "</table><p class=\"meta\"><a href=\"index.json\">index.json</a> · "
-	            "<a href=\"index.jsonl\">index.jsonl</a></p></main></body></html>\n");
+	            "<a href=\"index.jsonl\">index.jsonl</a></p></main>");
+	if (nview)
+		buf_adds(b, viewer_js);
+	buf_adds(b, "</body></html>\n");
 	free(title), free(url), free(st), free(tags), free(ts);
 }
 

@@ -4,7 +4,11 @@
  * snappage_html() appends a self-contained page: the snapshot's title,
  * URL, status and metadata, the screenshot if has_shot, and a row for each
  * ArchiveResult among v[0..n) (plugin, hook, status, output, notes, and a
- * link to each output file).  snappage_json() appends the snapshot as one
+ * link to each output file).  A file a browser would run as a document
+ * (.html, .svg, .xml ...) is linked through the page's own viewer,
+ * "index.html?view=K", which shows it in an <iframe sandbox> without
+ * allow-same-origin: archived script runs in an opaque origin and reads
+ * nothing of the archive (abx(7) SECURITY).  The files stay as they are.  snappage_json() appends the snapshot as one
  * pretty JSON object with ArchiveBox's keys (archivebox-runner §5.2):
  * tags as a sorted list, domain, scheme, output_dir = dir, and the
  * number of succeeded and failed results among rv[0..rn).

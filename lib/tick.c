@@ -17,6 +17,7 @@
 #include "exitcodes.h"
 #include "lease.h"
 #include "plugin.h"
+#include "progress.h"
 #include "schedule.h"
 #include "seal.h"
 #include "tick_int.h"
@@ -293,8 +294,94 @@ tick_dry(tick_t *t)
 			due++;
 		}
 	}
-	free(v);
 	due += schedule_list_due(s, stdout);
+	if (!due) {
+		/* say when something will be (a host's pause, a back-off) */
+		const ient_t *next = NULL;
+		for (size_t i = 0; i < n; i++)
+			if (v[i].retry_at > now && v[i].retry_at != INT64_MAX && strcmp(v[i].status, "paused") &&
+			    (!t->only_crawl || !strcmp(v[i].id, t->only_crawl) || !strcmp(v[i].crawl_id, t->only_crawl)) &&
+			    (!next || v[i].retry_at < next->retry_at))
+				next = &v[i];
+		if (next) {
+			char iso[ISO_LEN + 1];
+			clock_iso(next->retry_at, iso);
+			info("nothing is due now; the next, %s %s, is due at %s", next->type, next->id, iso);
+		}
+	}
+	free(v);
 	return due ? 0 : 1;
 }
 
+
+/* ------------------------------------------------------ the outcome */
+
+int
+tick_exit(const tick_t *t, int rc, int lastsig)
+{
+	if (rc == EX_CONFIG_)
+		return rc;
+	if (rc == 2)
+		return 128 + lastsig;
+	if (rc == 3 || t->err)
+		return t->err ? t->err : EX_IOERR_;
+	if (t->failed_hooks)
+		return EX_HOOKSFAILED;
+	return rc;
+}
+
+/* Append a part of the summary, after ", ", starting a new line (indented)
+ * where the part would not fit in the terminal's width. */
+static void
+part(buf_t *b, size_t *line, int cols, const char *text, size_t vis)
+{
+	if (b->len) {
+		if (b->len - *line + 2 + vis >= (size_t)cols) {
+			buf_adds(b, ",\n ");
+			*line = b->len - 1;
+		} else {
+			buf_adds(b, ", ");
+		}
+	}
+	buf_adds(b, text);
+}
+
+void
+tick_summary(const tick_t *t)
+{
+	if (!t->tty || !(t->crawls || t->snapshots || t->failed_hooks))
+		return;
+	int cols = t->cols ? t->cols : progress_width();
+	const char *on = t->color ? "\033[1;31m" : "", *off = t->color ? "\033[0m" : "";
+	buf_t b = {0};
+	size_t line = 0;
+	char x[128];
+	int n = snprintf(x, sizeof x, "abx-tick: %d snapshot%s sealed", t->snapshots, t->snapshots == 1 ? "" : "s");
+	part(&b, &line, cols, x, n);
+	if (t->failed_hooks) {
+		n = snprintf(x, sizeof x, "%d hook%s failed in %d snapshot%s", t->failed_hooks,
+		    t->failed_hooks == 1 ? "" : "s", t->failed_items, t->failed_items == 1 ? "" : "s");
+		buf_t c = {0};
+		buf_addf(&c, "%s%s%s", on, x, off);
+		part(&b, &line, cols, c.p, n);
+		buf_free(&c);
+	}
+	if (t->discovered) {
+		n = snprintf(x, sizeof x, "%d outlink%s queued", t->discovered, t->discovered == 1 ? "" : "s");
+		part(&b, &line, cols, x, n);
+	}
+	if (t->requeued) {
+		n = snprintf(x, sizeof x, "%d requeued", t->requeued);
+		part(&b, &line, cols, x, n);
+	}
+	if (t->failed_workers) {
+		n = snprintf(x, sizeof x, "%d worker failure%s", t->failed_workers, t->failed_workers == 1 ? "" : "s");
+		part(&b, &line, cols, x, n);
+	}
+	n = snprintf(x, sizeof x, "%d crawl%s in %.1f s", t->crawls, t->crawls == 1 ? "" : "s",
+	    (clock_mono() - t->started_us) / 1e6);
+	part(&b, &line, cols, x, n);
+	printf("%s\n", b.p);
+	fflush(stdout);
+	buf_free(&b);
+}

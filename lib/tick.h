@@ -40,6 +40,8 @@
  * in-flight snapshots (queued, due now: never sealed half done) and the
  * crawl, and makes tick_pass return.  A second signal is forwarded as
  * SIGKILL-now (abx-hook kills its hooks at once on a second signal).
+ * SIGWINCH (*winch, set by the main) makes the display fit the terminal's
+ * new width (progress.h).
  */
 #ifndef ABX_TICK_H
 #define ABX_TICK_H
@@ -60,6 +62,10 @@ typedef struct {
 	int64_t ps_at;
 	/* counters for the summary */
 	int crawls, snapshots, requeued, failed_workers, discovered;
+	int failed_hooks, failed_items;  /* hooks that failed, and the snapshots
+	                                  * (or crawl phases) they failed in */
+	volatile sig_atomic_t *winch;    /* SIGWINCH seen: the display re-reads its width */
+	int cols;                        /* the terminal's width (progress.h) */
 	int64_t started_us;
 	/* errors: reported as they happen; the pass goes on with other work */
 	int errors, err;                 /* how many; exit code of the first */
@@ -68,8 +74,17 @@ typedef struct {
 void tick_init(tick_t *t, store_t *s);
 void tick_free(tick_t *t);
 /* 0 if it did work, 1 if nothing was due, 2 if stopped by a signal, 3 if
- * something failed (reported; t->err is the exit code of the first). */
+ * something failed (reported; t->err is the exit code of the first).
+ * Hooks that failed are reported as they end, a line a snapshot, and
+ * counted in t->failed_hooks (tick_exit says what a pass exits with). */
 int tick_pass(tick_t *t);
+/* The exit status of a one-shot pass that returned rc (tick_pass, or 1
+ * with retention's work counted as done): 128 + lastsig if stopped by a
+ * signal, else t->err if something failed, else EX_HOOKSFAILED if hooks
+ * failed in it, else rc. */
+int tick_exit(const tick_t *t, int rc, int lastsig);
+/* On a terminal: the one-line summary of what the pass did. */
+void tick_summary(const tick_t *t);
 /* -n: print what is due, run nothing; 0 if something is due, else 1. */
 int tick_dry(tick_t *t);
 /* Drop the discovered plugins (SIGHUP; exit). */

@@ -14,6 +14,7 @@
 #include "exitcodes.h"
 #include "lease.h"
 #include "record.h"
+#include "results.h"
 #include "tick.h"
 #include "toolspawn.h"
 #include "worker.h"
@@ -84,6 +85,46 @@ worker_spawn(tick_t *t, const char *family, const char *id, const char *plugins,
 	return pid;
 }
 
+/* A failed result: the first one's plugin and reason, the others' plugins. */
+static void
+note_failure(worker_t *w, const rec_t *r)
+{
+	char *pl = rec_str(r, "plugin");
+	if (w->failed++ == 0) {
+		snprintf(w->fail_plugin, sizeof w->fail_plugin, "%s", pl ? pl : "?");
+		char *notes = rec_str(r, "notes");
+		result_reason_line(notes, &w->fail_why);
+		free(notes);
+	} else if (pl && strcmp(pl, w->fail_plugin)) {
+		/* each plugin once: look for ", NAME," in ", a, b," */
+		buf_t all = {0}, key = {0};
+		buf_addf(&all, ", %s,", buf_cstr(&w->fail_more));
+		buf_addf(&key, ", %s,", pl);
+		if (!strstr(all.p, key.p)) {
+			if (w->fail_more.len)
+				buf_adds(&w->fail_more, ", ");
+			buf_adds(&w->fail_more, pl);
+		}
+		buf_free(&all), buf_free(&key);
+	}
+	free(pl);
+}
+
+void
+worker_report_failures(tick_t *t, const worker_t *w, const char *what)
+{
+	if (!w->failed)
+		return;
+	t->failed_hooks += w->failed;
+	t->failed_items++;
+	buf_t more = {0};
+	if (w->fail_more.len)
+		buf_addf(&more, " (also failed: %s)", w->fail_more.p);
+	const char *why = w->fail_why.len ? w->fail_why.p : "";
+	errorx("%s: %s failed%s%s%s", what, w->fail_plugin, *why ? ": " : "", why, more.len ? more.p : "");
+	buf_free(&more);
+}
+
 /* Read what a worker printed: result records tell its progress. */
 void
 worker_read(worker_t *w)
@@ -114,7 +155,8 @@ worker_read(worker_t *w)
 			snprintf(w->hook, sizeof w->hook, "%s", h ? h : "");
 			free(h);
 			w->hooks++;
-			w->failed += rec_streq(&r, "status", "failed");
+			if (rec_streq(&r, "status", "failed"))
+				note_failure(w, &r);
 		}
 		if (w->first_run && (rec_streq(&r, "type", "ArchiveResult") || rec_streq(&r, "type", "Process"))) {
 			w->recs = xrealloc(w->recs, (w->nrecs + 1) * sizeof(rec_t));
@@ -158,11 +200,20 @@ worker_phase(tick_t *t, const char *family, const char *cid, int cfd)
 	buf_free(&w.out);
 	if (got < 0) {
 		warnsys("unable to wait for the %s worker of crawl %s", family, cid);
+		buf_free(&w.fail_why);
+		buf_free(&w.fail_more);
 		return EX_SOFT_;
 	}
 	fcntl(cfd, F_SETFD, FD_CLOEXEC);
 	if (t->verbose && w.hooks)
 		info("crawl %s: %s hooks: %d run, %d failed", cid, family, w.hooks, w.failed);
+	if (!*t->signals) {
+		char what[ID_LEN + 32];
+		snprintf(what, sizeof what, "crawl %s: %s", cid, family);
+		worker_report_failures(t, &w, what);
+	}
+	buf_free(&w.fail_why);
+	buf_free(&w.fail_more);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -176,6 +227,8 @@ worker_release(worker_t *w)
 	if (w->outfd >= 0)
 		close(w->outfd);
 	buf_free(&w->out);
+	buf_free(&w->fail_why);
+	buf_free(&w->fail_more);
 	for (size_t i = 0; i < w->nrecs; i++)
 		rec_free(&w->recs[i]);
 	free(w->recs);

@@ -28,10 +28,16 @@ typedef struct {
 	buf_t out;
 	char hook[96];
 	int hooks, failed;
+	char fail_plugin[64];    /* the first failed hook's plugin */
+	buf_t fail_why;          /* the first line of its reason (results.h) */
+	buf_t fail_more;         /* the other plugins that failed: "a, b" */
 	int signalled;           /* signals forwarded to it */
 	int first_run;           /* no results before: seal from recs */
 	rec_t *recs;             /* Process and ArchiveResult records it printed */
 	size_t nrecs;
+	int host_fd;             /* its host's pacing slot (hostpace.h), or -1 */
+	char host_key[200];
+	int64_t host_started;    /* clock_now() when it took the slot */
 } worker_t;
 
 /* Start a worker for id (its lease: lease_fd); the pid, or -1 (reported). */
@@ -41,6 +47,9 @@ pid_t worker_spawn(tick_t *t, const char *family, const char *id, const char *pl
 void worker_read(worker_t *w);
 /* Let go of an ended worker: its lease, fds and records. */
 void worker_release(worker_t *w);
+/* If hooks of w failed: one line on stderr, "WHAT: PLUGIN failed: REASON
+ * (also failed: a, b)", counted in t->failed_hooks and failed_items. */
+void worker_report_failures(tick_t *t, const worker_t *w, const char *what);
 /* Run one crawl phase (CrawlSetup, CrawlCleanup) to its end; its exit
  * code (128 + signal if killed). */
 int worker_phase(tick_t *t, const char *family, const char *cid, int cfd);

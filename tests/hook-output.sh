@@ -80,7 +80,7 @@ is "$(r on_Snapshot__10_noisy .output_json.n)" 2 "output_json is kept"
 like "$(r on_Snapshot__10_noisy .notes)" "stdout line 6 longer than 65536 bytes: cut and ignored \(2 such lines\)" \
 	"overlong lines are cut and reported"
 is "$(abx-ls -d "$D" "$S" | jq -r .tags)" "news,last-line-without-newline" "Tag records add to the snapshot's tags"
-is "$(r on_Snapshot__20_skip .status)" skipped "exit 10 is skipped"
+is "$(r on_Snapshot__20_skip .status)" failed "exit 10 without an ArchiveResult is failed (abx-dl: skipped only when the hook says so)"
 is "$(r on_Snapshot__21_fail '.status + ": " + .notes')" \
 	"failed: exit status 3; line one of the error
 wget: unable to resolve host address" "another exit is failed, with the end of stderr in notes"

@@ -14,6 +14,10 @@ until killed.  Python 3 standard library only; one thread per connection.
 --pages N       also serve /gen/ (see below).
 --log FILE      append each request's raw path (as sent, still
                 percent-encoded) to FILE, one per line, flushed at once.
+--timing FILE   append "HOST START END PATH" for each request (HOST as the
+                client sent it in Host:, START and END the epoch seconds
+                when it arrived and when its answer was sent).
+--robots FILE   serve FILE as /robots.txt (else /robots.txt is a 404).
 --verbose       log requests to stderr (quiet by default).
 
 Generated site (without --root).  Every page has a <title>.
@@ -45,6 +49,10 @@ Special paths:
     /redirect      302 to /site/page1.html
     /missing       404 (so is any unknown path)
     /slow?s=N      sleeps N seconds (float), then serves a page
+    /ratelimit?key=K&n=N[&ra=S][&code=C]
+                   the first N requests with key K answer C (429 by
+                   default) with "Retry-After: S" if ra is given; later
+                   ones serve a page
     /big           a ~5 MB HTML page: 60000 links to /big/itemK.html,
                    K = i mod 1000, so 1000 distinct outlinks
     /latin1        title bytes "caf\\xe9 \\xff", charset=iso-8859-1
@@ -186,11 +194,22 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if opts.latency_ms:
             time.sleep(opts.latency_ms / 1000.0)
 
+    def note_timing(self, start):
+        opts = self.server.opts
+        if opts.timing:
+            with self.server.log_lock:
+                opts.timing.write("%s %.6f %.6f %s\n" % (self.headers.get("Host", "-"), start,
+                                                        time.time(), self.path))
+                opts.timing.flush()
+
     def do_GET(self):
+        start = time.time()
         self.note_request()
         if self.server.opts.root:
-            return super().do_GET()
-        self.generated(head=False)
+            super().do_GET()
+        else:
+            self.generated(head=False)
+        self.note_timing(start)
 
     def do_HEAD(self):
         self.note_request()
@@ -215,6 +234,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pages = self.server.opts.pages
         if path in ("/", "/site/"):
             return self.reply(200, index_page(port), head=head)
+        if path == "/robots.txt" and self.server.opts.robots:
+            with open(self.server.opts.robots, "rb") as f:
+                return self.reply(200, f.read(), "text/plain", head=head)
         if path == "/favicon.ico":
             return self.reply(200, ICO, "image/x-icon", head=head)
         if path == "/site/style.css":
@@ -235,6 +257,17 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                 secs = 1.0
             time.sleep(max(0.0, min(secs, 3600.0)))
             return self.reply(200, page("Slow page", "<p>slept %g s</p>" % secs), head=head)
+        if path == "/ratelimit":
+            q = urllib.parse.parse_qs(url.query)
+            key = q.get("key", [""])[0]
+            with self.server.log_lock:
+                seen = self.server.ratelimit.get(key, 0)
+                self.server.ratelimit[key] = seen + 1
+            if seen < int(q.get("n", ["1"])[0]):
+                hdrs = [("Retry-After", q["ra"][0])] if "ra" in q else []
+                return self.reply(int(q.get("code", ["429"])[0]), page("Slow down", "<p>later</p>"),
+                                  headers=hdrs, head=head)
+            return self.reply(200, page("Rate limited page", "<p>served</p>"), head=head)
         if path == "/big":
             return self.reply(200, big_page(), head=head)
         if path == "/latin1":
@@ -274,11 +307,14 @@ def main():
     ap.add_argument("--latency-ms", type=int, default=0)
     ap.add_argument("--pages", type=int, default=0)
     ap.add_argument("--log")
+    ap.add_argument("--timing")
+    ap.add_argument("--robots")
     ap.add_argument("--verbose", action="store_true")
     opts = ap.parse_args()
     if opts.root:
         opts.root = os.path.abspath(opts.root)
     opts.log = open(opts.log, "a", encoding="utf-8", errors="surrogateescape") if opts.log else None
+    opts.timing = open(opts.timing, "a", encoding="utf-8", errors="surrogateescape") if opts.timing else None
 
     handler = Handler
     if opts.root:
@@ -287,6 +323,7 @@ def main():
     srv = Server(("127.0.0.1", 0), handler)
     srv.opts = opts
     srv.log_lock = threading.Lock()
+    srv.ratelimit = {}
 
     tmp = "%s.%d.tmp" % (opts.port_file, os.getpid())
     with open(tmp, "w") as f:

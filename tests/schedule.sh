@@ -132,19 +132,24 @@ for c in 'hourly|2030-01-04T11:00' '@hourly|2030-01-04T11:00' 'daily|2030-01-05T
 	'@annually|2031-01-01T00:00' 'minutely|2030-01-04T10:01' \
 	'30 9 * * 1-5|2030-01-07T09:30' '0 0 * * 7|2030-01-06T00:00' '0 0 13 * 5|2030-01-11T00:00' \
 	'0 0 13 * 6|2030-01-05T00:00' '5,35 */6 * * *|2030-01-04T12:05' '0 12 29 2 *|2032-02-29T12:00' \
-	'0 0 31 * *|2030-01-31T00:00'; do
+	'0 0 31 * *|2030-01-31T00:00' '0 3 * * MON|2030-01-07T03:00' '0 0 1 JAN-MAR *|2030-02-01T00:00' \
+	'0 9 * * sat,Sun|2030-01-05T09:00' '@midnight|2030-01-05T00:00' '0 0 */1 * 1|2030-01-07T00:00' \
+	'0 0 13 * 0-7|2030-01-13T00:00'; do
 	e=${c%|*} want=${c#*|}
 	got=$(at 2030-01-04T10:00:00Z abx-add -d "$D3" --schedule "$e" "$U" | jq -r .retry_at)
 	is "$got" "$want:00.000000Z" "'$e': next run $want"
 done
 n3=$(abx-ls -d "$D3" -k schedule --jsonl | wc -l)
 for e in '' 'hourlyish' '@reboot' '61 * * * *' '* 24 * * *' '* * 0 * *' '* * * 13 *' '* * * * 8' \
-	'* * * *' '* * * * * *' '*/0 * * * *' '5-1 * * * *' 'mon * * * *'; do
+	'* * * *' '* * * * * *' '*/0 * * * *' '5-1 * * * *' 'mon * * * *' '+5 * * * *' '0 0 30 2 *' \
+	'0 0 31 apr,jun,sep,nov *'; do
 	expect_exit 65 "a bad expression '$e' exits 65" abx-add -d "$D3" --schedule "$e" "$U"
 done
 is "$(abx-ls -d "$D3" -k schedule --jsonl | wc -l)" "$n3" "and stores no schedule"
 like "$(abx-add -d "$D3" --schedule '61 * * * *' "$U" 2>&1)" "abx-add: .*61 \\* \\* \\* \\*" \
 	"the error names the expression"
+like "$(abx-add -d "$D3" --schedule '@reboot' "$U" 2>&1)" "@reboot has no time" "@reboot is refused with the reason"
+like "$(abx-add -d "$D3" --schedule '0 0 30 2 *' "$U" 2>&1)" "can never fire" "so is a date that never comes"
 
 # --- the daemon fires a due schedule exactly once ------------------------
 D4=$T/daemon

@@ -41,14 +41,14 @@ is "$(jq -r '.id + " " + .status + " " + .url' "$SD/index.json")" "$S sealed $BA
 	"index.json describes the snapshot"
 missing=""
 for f in $(jq -r 'select(.type == "ArchiveResult") | .plugin as $p | .output_files | keys[] | "\($p)/\(.)"' "$SD/index.jsonl"); do
-	grep -qF "href=\"$f\"" "$SD/index.html" || missing="$missing $f(link)"
+	grep -qF -e "href=\"$f\"" -e "data-src=\"$f\"" "$SD/index.html" || missing="$missing $f(link)"   # data-src: the viewer
 	[ -e "$SD/$f" ] || missing="$missing $f(file)"
 done
 is "$missing" "" "index.html links every output file listed in the results, and they exist"
 ok "which include title.txt and wget's page" sh -c "grep -qF 'href=\"title/title.txt\"' '$SD/index.html' &&
 	grep -qF 'site/page1.html\"' '$SD/index.html'"
 like "$(cat "$SD/index.html")" "<title>Page 1</title>" "index.html is titled with the page's title"
-grep -o 'href="[^"]*"' "$SD/index.html" | sed 's/^href="//; s/"$//' | grep -v '^https\?:' >"$T/links"
+grep -o 'href="[^"]*"' "$SD/index.html" | sed 's/^href="//; s/"$//; s/^?view=[0-9]*$/index.html/' | grep -v '^https\?:' >"$T/links"
 dead=""
 while read -r l; do [ -e "$SD/$l" ] || dead="$dead $l"; done <"$T/links"
 is "$dead" "" "every relative link of index.html resolves"
@@ -116,9 +116,11 @@ is "$(od -An -c -N2 "$T/snap.zip" | tr -d ' ')" PK ".zip is a zip"
 ok "index.jsonl, index.json and index.html are inside" sh -c "grep -qx '$S/index.jsonl' '$T/listed' &&
 	grep -qx '$S/index.json' '$T/listed' && grep -qx '$S/index.html' '$T/listed'"
 expect_exit 0 "--pack a sealed crawl" abx-seal -d "$D" --pack "$T/crawl.tar.gz" "$C"
-(cd "$D/crawls" && find "$C" -type f | LC_ALL=C sort) >"$T/files"
+(cd "$D/crawls" && { find "$C" -type f; echo "$C/crawl.json"; } | LC_ALL=C sort) >"$T/files"
 is "$(bsdtar -tf "$T/crawl.tar.gz" | grep -v '/$' | LC_ALL=C sort)" "$(cat "$T/files")" \
-	"it lists the crawl's journal and both snapshots' files"
+	"it lists the crawl's journal, both snapshots' files and crawl.json"
+is "$(bsdtar -xOf "$T/crawl.tar.gz" "$C/crawl.json" | jq -r '.type + " " + .id + " " + .status')" \
+	"Crawl $C sealed" "crawl.json is the crawl's own record, as sealed"
 expect_exit 73 "an unknown suffix exits 73" abx-seal -d "$D" --pack "$T/snap.rar" "$S"
 
 # --- --index rebuilds the site index (a hint)

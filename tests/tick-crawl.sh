@@ -54,7 +54,8 @@ for s in $(abx-ls -d "$D" -k snapshot --jsonl | jq -r .id); do
 			grep -c "^$h succeeded$")" = 1 ] || bad="$bad $s:$h"
 	done
 	grep -qF "href=\"$page\"" "$sd/index.html" 2>/dev/null ||
-		grep -qF "href=\"${page#wget/}\"" "$sd/index.html" || bad="$bad $s:html-link"
+		grep -qF "href=\"${page#wget/}\"" "$sd/index.html" ||
+		grep -qF "data-src=\"$page\"" "$sd/index.html" || bad="$bad $s:html-link"   # the viewer
 done
 is "$bad" "" "each snapshot has index.jsonl, index.json, index.html, title.txt and wget's page"
 

@@ -2,9 +2,36 @@
 # deps.sh — install the Debian packages abx builds, tests and benchmarks with.
 # Installs only what is missing, after apt-get update; needs root (or sudo).
 set -eu
-pkgs="build-essential pkg-config libarchive-dev libjsmn-dev libinotifytools0-dev
-libarchive-tools libsqlite3-dev mandoc shellcheck jq wget curl python3 perl
-procps psmisc file strace chromium fonts-dejavu-core"
+# one package a line (merges of additions stay clean)
+pkgs="
+build-essential
+pkg-config
+libarchive-dev
+libjsmn-dev
+libinotifytools0-dev
+libarchive-tools
+libsqlite3-dev
+mandoc
+shellcheck
+jq
+wget
+curl
+python3
+perl
+procps
+psmisc
+file
+strace
+chromium
+fonts-dejavu-core
+wget2
+libpsl-dev
+publicsuffix
+zlib1g-dev
+libidn2-dev
+python3-croniter
+bc
+"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"

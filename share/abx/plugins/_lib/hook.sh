@@ -41,7 +41,7 @@ _hj_badws='[![:blank:]
 hook_init() {
 	_hook_prefix=$1
 	shift
-	url=
+	url= hook_note=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--url=*) url=${1#--url=} ;;
@@ -110,8 +110,12 @@ hook_context() {
 }
 
 # hook_result STATUS OUTPUT_STR [ERROR]: print the ArchiveResult, over the
-# context's keys as ArchiveBox's emit helpers do.
+# context's keys as ArchiveBox's emit helpers do.  $hook_note, if set, is
+# added to ERROR (the runner puts ERROR in the result's notes).
 hook_result() {
+	if [ -n "${hook_note:-}" ]; then
+		set -- "$1" "$2" "${3:+$3; }$hook_note"
+	fi
 	if ! _hook_ctx; then
 		jq -cn --argjson ctx "$(hook_context)" --arg status "$1" --arg out "$2" --arg err "${3:-}" \
 			'$ctx + {type: "ArchiveResult", status: $status, output_str: $out}
@@ -233,16 +237,47 @@ chrome_find() {
 		hook_done skipped "chromium not found (CHROME_BINARY=${CHROME_BINARY:-chromium})"
 }
 
+# chrome_sandbox: whether chromium keeps its sandbox (abx(7) SECURITY).  It
+# does, unless CHROME_SANDBOX is false or the hook runs as root (chromium
+# refuses to start sandboxed as root): then $hook_note says why it runs
+# without, and every result of the hook carries it in its notes.
+chrome_sandbox() {
+	if is_false "${CHROME_SANDBOX:-true}"; then
+		hook_note="chromium ran without its sandbox: CHROME_SANDBOX is false"
+	elif [ "$(id -u)" -eq 0 ]; then
+		hook_note="chromium ran without its sandbox: the hook runs as root, where chromium cannot have one (run abx as an unprivileged user: abx(7) SECURITY)"
+	else
+		hook_note=
+	fi
+}
+
 # chrome_run ARGS...: headless chromium with ARGS, then the URL, in a fresh
-# profile, killed after 90% of the hook's timeout.
+# profile, killed after 90% of the hook's timeout; without its sandbox
+# only as chrome_sandbox decides, said once on stderr; unable to reach the
+# address literals of the private zones the page may not enter
+# (hook_zone_rules).
 chrome_run() {
 	mkdir -p "$tmp/profile"
+	chrome_sandbox
+	if [ -n "$hook_note" ]; then
+		echo "$hook_note" >&2
+		set -- --no-sandbox "$@"
+	fi
 	is_false "${CHECK_SSL_VALIDITY:-true}" && set -- --ignore-certificate-errors "$@"
+	hook_zone_rules
+	[ -n "$hook_zone_rules" ] && set -- --host-resolver-rules="$hook_zone_rules" "$@"
 	timeout -k 5 $(( timeout * 9 / 10 > 5 ? timeout * 9 / 10 : 5 )) "$chrome" \
-		--headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+		--headless --disable-gpu --disable-dev-shm-usage --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$tmp/profile" --user-agent="${USER_AGENT:-$HOOK_DEFAULT_UA}" \
 		"$@" -- "$url"
+}
+
+# chrome_log: chromium's stderr ($tmp/err) to ours, without the noise of a
+# machine without a D-Bus session (dozens of "ERROR:dbus/..." lines a run).
+chrome_log() {
+	grep -v -e 'ERROR:dbus/' -e 'ERROR:bus.cc' -e 'ERROR:object_proxy.cc' "$tmp/err" >&2
+	return 0
 }
 
 # chrome_error RC: why chrome_run failed, from its exit code and $tmp/err.
@@ -250,10 +285,147 @@ chrome_error() {
 	case $1 in
 	124 | 137) echo "chromium timed out after $(( timeout * 9 / 10 ))s" ;;
 	*)
+		if grep -q 'No usable sandbox' "$tmp/err"; then
+			echo "chromium found no usable sandbox (unprivileged user namespaces or a setuid chrome-sandbox); CHROME_SANDBOX=false runs it without one (abx(7) SECURITY)"
+			return
+		fi
 		_why=$(grep -v -e dbus -e 'Fontconfig' "$tmp/err" | grep 'ERROR' | tail -n 1 | sed 's/^\[[^]]*\] *//')
 		echo "${_why:-chromium exited $1 without output}"
 		;;
 	esac
+}
+
+# -- network zones (abx(7) SECURITY, lib/netzone.h) -------------------------
+# A fetcher following a page's requisites must not wander into the private
+# network either.  Only literal hosts can be matched before the fetch; a name
+# is resolved by the fetcher itself, later (abx(7) says what that leaves).
+
+# hook_zone HOST: the zone of HOST (no port): a literal, localhost, or a
+# name looked up with getent (public if any address is public).
+hook_zone() {
+	_hz=$1
+	case $_hz in
+	localhost | *.localhost) echo loopback; return ;;
+	\[*\]) _hz=${_hz#\[} _hz=${_hz%\]} ;;
+	*[!0-9.]*) _hz=$(getent ahosts "$_hz" 2>/dev/null | awk '{print $1}' | sort -u) ;;
+	esac
+	_hzs=
+	for _ha in $_hz; do
+		_hzs="$_hzs $(_hook_addr_zone "$_ha")"
+	done
+	case " $_hzs " in
+	'  ' | *' public '*) echo public ;;
+	*) set -- $_hzs; echo "$1" ;;
+	esac
+}
+
+# _hook_addr_zone ADDR: the zone of one IPv4 or IPv6 address.
+_hook_addr_zone() {
+	case $1 in
+	127.*) echo loopback ;;
+	10.* | 172.1[6-9].* | 172.2[0-9].* | 172.3[01].* | 192.168.*) echo private ;;
+	169.254.*) echo linklocal ;;
+	100.6[4-9].* | 100.[7-9][0-9].* | 100.1[01][0-9].* | 100.12[0-7].*) echo cgnat ;;
+	0.*) echo unspecified ;;
+	22[4-9].* | 23[0-9].*) echo multicast ;;
+	24[0-9].* | 25[0-5].*) echo reserved ;;
+	*.*.*.*) echo public ;;
+	::1) echo loopback ;;
+	::) echo unspecified ;;
+	::ffff:*.*.*.*) _hook_addr_zone "${1#::ffff:}" ;;
+	[Ff][CcDd]*:*) echo uniquelocal ;;
+	[Ff][Ee][89AaBb]*:*) echo linklocal ;;
+	[Ff][Ee][C-Fc-f]*:*) echo private ;;
+	[Ff][Ff]*:*) echo multicast ;;
+	*) echo public ;;
+	esac
+}
+
+# hook_zones_denied: $hook_zones_denied = the private zones a requisite of
+# this page may not be in: all of them but the page's own and those
+# ALLOW_PRIVATE_NETWORKS names; "" if it is true.
+hook_zones_denied() {
+	hook_zones_denied=
+	_hzallow=${ALLOW_PRIVATE_NETWORKS:-false}
+	case $_hzallow in
+	[Tt]rue | TRUE | 1 | [Yy]es | YES | [Oo]n | ON | [Yy]) return ;;
+	esac
+	_hzhost=${url#*://}
+	_hzhost=${_hzhost%%[/?#\\]*}
+	_hzhost=${_hzhost##*@}
+	case $_hzhost in
+	\[*) _hzhost=${_hzhost%%\]*}\] ;;
+	*) _hzhost=${_hzhost%%:*} ;;
+	esac
+	_hzallow=" $(printf '%s' "$_hzallow" | tr 'A-Z,' 'a-z ') $(hook_zone "$_hzhost") "
+	for _hz in loopback private linklocal cgnat unspecified multicast uniquelocal reserved; do
+		case $_hzallow in
+		*" $_hz "*) ;;
+		*) hook_zones_denied="$hook_zones_denied $_hz" ;;
+		esac
+	done
+}
+
+# hook_zone_regex: $hook_zone_regex = a POSIX ERE matching the URLs whose
+# host is a literal in a zone of hook_zones_denied, or numeric in a form a
+# browser reads but no person writes (2130706433, 0x7f.1, 127.1,
+# [::ffff:a.b.c.d]); empty when every zone is allowed.  For wget's
+# --reject-regex (wget lower-cases the host).
+hook_zone_regex() {
+	hook_zones_denied
+	hook_zone_regex=
+	[ -n "$hook_zones_denied" ] || return 0
+	_hzre='[0-9]+|[0-9]+\.[0-9]+|[0-9]+\.[0-9]+\.[0-9]+|[0-9.]*0x[0-9a-fx.]*|[0-9.]*\.0[0-9][0-9.]*|0[0-9][0-9.]*|\[::ffff:[^]]*\]'
+	for _hz in $hook_zones_denied; do
+		case $_hz in
+		loopback) _hzre="$_hzre|127\.[0-9.]+|localhost|[^/?#@:]*\.localhost|\[::1\]" ;;
+		private) _hzre="$_hzre|10\.[0-9.]+|172\.(1[6-9]|2[0-9]|3[01])\.[0-9.]+|192\.168\.[0-9.]+|\[fe[c-f][0-9a-f]*:[^]]*\]" ;;
+		linklocal) _hzre="$_hzre|169\.254\.[0-9.]+|\[fe[89ab][0-9a-f]*:[^]]*\]" ;;
+		cgnat) _hzre="$_hzre|100\.(6[4-9]|[7-9][0-9]|1[01][0-9]|12[0-7])\.[0-9.]+" ;;
+		unspecified) _hzre="$_hzre|0\.[0-9.]+|\[::\]" ;;
+		multicast) _hzre="$_hzre|(22[4-9]|23[0-9])\.[0-9.]+|\[ff[0-9a-f]*:[^]]*\]" ;;
+		uniquelocal) _hzre="$_hzre|\[f[cd][0-9a-f]*:[^]]*\]" ;;
+		reserved) _hzre="$_hzre|(24[0-9]|25[0-5])\.[0-9.]+" ;;
+		esac
+	done
+	hook_zone_regex="^[a-z][a-z0-9+.-]*://([^/?#@]*@)?($_hzre)(:[0-9]*)?([/?#].*)?\$"
+}
+
+# hook_zone_rules: $hook_zone_rules = chromium's --host-resolver-rules that
+# make every host of hook_zones_denied unresolvable ("MAP 10.* ~NOTFOUND",
+# ...).  Chromium applies them to the hosts of address literals too, after
+# reading them as a browser does (2130706433 is 127.0.0.1), and IPv6 ones
+# without brackets.  A name that merely looks like an address
+# ("10.example.com") matches too.
+hook_zone_rules() {
+	hook_zones_denied
+	hook_zone_rules=
+	[ -n "$hook_zones_denied" ] || return 0
+	_hzp='::ffff:*'
+	for _hz in $hook_zones_denied; do
+		case $_hz in
+		loopback) _hzp="$_hzp 127.* localhost *.localhost ::1" ;;
+		private) _hzp="$_hzp 10.* $(_hook_seq 172. 16 31) 192.168.* fec*:* fed*:* fee*:* fef*:*" ;;
+		linklocal) _hzp="$_hzp 169.254.* fe8*:* fe9*:* fea*:* feb*:*" ;;
+		cgnat) _hzp="$_hzp $(_hook_seq 100. 64 127)" ;;
+		unspecified) _hzp="$_hzp 0.* ::" ;;
+		multicast) _hzp="$_hzp $(_hook_seq '' 224 239) ff*:*" ;;
+		uniquelocal) _hzp="$_hzp fc*:* fd*:*" ;;
+		reserved) _hzp="$_hzp $(_hook_seq '' 240 255)" ;;
+		esac
+	done
+	for _hz in $_hzp; do
+		hook_zone_rules="${hook_zone_rules:+$hook_zone_rules,}MAP $_hz ~NOTFOUND"
+	done
+}
+
+# _hook_seq PREFIX FROM TO: "PREFIX<n>.*" for n = FROM..TO
+_hook_seq() {
+	_hs=$2
+	while [ "$_hs" -le "$3" ]; do
+		printf '%s%s.* ' "$1" "$_hs"
+		_hs=$((_hs + 1))
+	done
 }
 
 HOOK_DEFAULT_UA="Mozilla/5.0 (compatible; abx/0.1; +https://github.com/ArchiveBox/ArchiveBox)"

@@ -8,6 +8,10 @@
 # DOM_TIMEOUT.  The DOM is written to a temp file and renamed to
 # output.html only when whole and non-empty (parse_html_urls reads it):
 # "succeeded", else "failed" with chromium's last ERROR line.
+# Chromium keeps its sandbox unless CHROME_SANDBOX is false or the hook
+# runs as root (then the result's notes say so), and cannot reach address
+# literals in private network zones other than the page's own (chrome_run
+# in _lib/hook.sh; abx(7) SECURITY).
 # shellcheck source-path=SCRIPTDIR source=../_lib/hook.sh
 case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
 . "$_d/../_lib/hook.sh"
@@ -18,7 +22,7 @@ chrome_find
 hook_tmpdir
 chrome_run --dump-dom >"$tmp/dom.html" 2>"$tmp/err"
 rc=$?
-cat "$tmp/err" >&2
+chrome_log
 if [ "$rc" -eq 0 ] && [ -s "$tmp/dom.html" ]; then
 	mv "$tmp/dom.html" output.html || hook_done failed "cannot write output.html"
 	hook_done succeeded "output.html"

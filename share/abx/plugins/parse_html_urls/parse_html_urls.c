@@ -26,11 +26,16 @@
  *    with rel alternate, next or prev (not stylesheets, icons or preloads:
  *    those are page requisites, which wget fetches), and the URL of a meta
  *    refresh.  The first <base href> is the base of all of them.
- * 3. Each is resolved by RFC 3986 section 5.2 (strict; in http(s) a
- *    backslash is a slash, as browsers have it), scheme and host lowered,
- *    bytes that cannot stand in a URL percent-encoded, the fragment
- *    dropped.  Only http and https are kept (so mailto:, javascript:,
- *    data:, tel: go), and not the page itself; the first of duplicates.
+ * 3. Each is resolved against the base as a browser resolves it: the
+ *    WHATWG URL Standard's basic URL parser (lib/url.h: "\\" is "/" in
+ *    http(s), hosts by IDNA and as IPv4/IPv6 addresses, default ports
+ *    dropped, each part percent-encoded by its own set), the base being
+ *    the first <base href> resolved against the page's URL (the page's
+ *    URL itself when that fails, as HTML's "frozen base URL" has it).  The
+ *    fragment is dropped: it names a place in a page, not another page.
+ *    A reference that does not parse is skipped, and only http and https
+ *    are kept (so mailto:, javascript:, data:, tel:, file: go), and not
+ *    the page itself; the first of duplicates, compared in that form.
  * 4. urls.jsonl is written by rename, one line per URL:
  *      {"type":"Snapshot","url":"…","plugin":"parse_html_urls","depth":D}
  *    with D = snapshot_depth of $EXTRA_CONTEXT + 1; then one ArchiveResult
@@ -40,7 +45,7 @@
  *
  * Exit 0 succeeded or noresults, 10 skipped, 1 failed.  --icon prints the
  * href of the first <link rel~=icon>, resolved, or exits 1; --resolve keeps
- * the fragment and exists for the tests.
+ * the fragment, prints any scheme's URL, exits 1 if REF does not parse.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -58,10 +63,11 @@
 #include "err.h"
 #include "fs.h"
 #include "json.h"
+#include "url.h"
 
 enum { EXIT_SKIPPED = 10, MAXATTR = 64, MAXDEPTH = 32 };
 
-/* ---- URLs (RFC 3986) ---- */
+/* ---- URLs: RFC 3986's split, for wget's file names; resolving is url.h's ---- */
 
 typedef struct {
 	const char *p;
@@ -138,166 +144,29 @@ uri_split(const char *s, size_t n, uri_t *u)
 		u->frag = (span_t){s + i + 1, n - i - 1, 1};
 }
 
-static void
-pop_segment(buf_t *out, size_t start)
-{
-	while (out->len > start && out->p[out->len - 1] != '/')
-		out->len--;
-	if (out->len > start)
-		out->len--;
-}
-
-/* RFC 3986 5.2.4, appending to out. */
-static void
-remove_dots(buf_t *out, const char *p, size_t n)
-{
-	size_t start = out->len;
-	while (n > 0) {
-		if (n >= 3 && !memcmp(p, "../", 3))
-			p += 3, n -= 3;
-		else if (n >= 2 && !memcmp(p, "./", 2))
-			p += 2, n -= 2;
-		else if (n >= 3 && !memcmp(p, "/./", 3))
-			p += 2, n -= 2;
-		else if (n == 2 && !memcmp(p, "/.", 2)) {
-			buf_addc(out, '/');
-			break;
-		} else if (n >= 4 && !memcmp(p, "/../", 4)) {
-			p += 3, n -= 3;
-			pop_segment(out, start);
-		} else if (n == 3 && !memcmp(p, "/..", 3)) {
-			pop_segment(out, start);
-			buf_addc(out, '/');
-			break;
-		} else if ((n == 1 && p[0] == '.') || (n == 2 && !memcmp(p, "..", 2)))
-			break;
-		else {
-			size_t k = p[0] == '/';
-			while (k < n && p[k] != '/')
-				k++;
-			buf_add(out, p, k);
-			p += k, n -= k;
-		}
-	}
-	if (out->p)
-		out->p[out->len] = 0;
-}
-
-/* Bytes that cannot stand in a URL as browsers send it. */
-static void
-add_encoded(buf_t *out, const char *p, size_t n)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = p[i];
-		if (c <= 0x20 || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '`') {
-			char e[3] = {'%', hex[c >> 4], hex[c & 15]};
-			buf_add(out, e, 3);
-		} else
-			buf_addc(out, c);
-	}
-}
-
-static int
-is_special(span_t scheme)
-{
-	return scheme.on && (span_ieq(scheme.p, scheme.n, "http") || span_ieq(scheme.p, scheme.n, "https"));
-}
-
 /*
- * Resolve ref against base (RFC 3986 5.2.2) into out (reset first).
- * Returns 1 if the result is an http(s) URL with a host, else 0.
+ * Resolve ref against base by the WHATWG URL Standard (url.h) into out
+ * (reset first; "" if it does not parse), without the fragment unless
+ * keep_frag.  Returns 1 if the result is an http(s) URL, else 0.
  */
 static int
 resolve(const char *base, size_t bn, const char *ref, size_t rn, int keep_frag, buf_t *out)
 {
-	uri_t B, R;
-	buf_t refcopy = {0}, path = {0}, merged = {0};
-	span_t scheme, auth, query, frag;
-
-	uri_split(base, bn, &B);
-	uri_split(ref, rn, &R);
-	if (R.scheme.on ? is_special(R.scheme) : is_special(B.scheme)) {
-		/* WHATWG: in http(s) "\" is "/" before the query */
-		size_t q = 0;
-		while (q < rn && ref[q] != '?' && ref[q] != '#')
-			q++;
-		if (memchr(ref, '\\', q)) {
-			buf_add(&refcopy, ref, rn);
-			for (size_t i = 0; i < q; i++)
-				if (refcopy.p[i] == '\\')
-					refcopy.p[i] = '/';
-			uri_split(refcopy.p, rn, &R);
-		}
-	}
-	frag = R.frag;
-	if (R.scheme.on) {
-		scheme = R.scheme, auth = R.auth, query = R.query;
-		remove_dots(&path, R.path.p, R.path.n);
-	} else if (R.auth.on) {
-		scheme = B.scheme, auth = R.auth, query = R.query;
-		remove_dots(&path, R.path.p, R.path.n);
-	} else {
-		scheme = B.scheme, auth = B.auth;
-		if (R.path.n == 0) {
-			buf_add(&path, B.path.p, B.path.n);
-			query = R.query.on ? R.query : B.query;
-		} else {
-			query = R.query;
-			if (R.path.p[0] == '/')
-				remove_dots(&path, R.path.p, R.path.n);
-			else {
-				if (B.auth.on && B.path.n == 0)
-					buf_addc(&merged, '/');
-				else {
-					const char *slash = NULL;
-					for (size_t i = B.path.n; i > 0; i--)
-						if (B.path.p[i - 1] == '/') {
-							slash = B.path.p + i;
-							break;
-						}
-					if (slash)
-						buf_add(&merged, B.path.p, slash - B.path.p);
-				}
-				buf_add(&merged, R.path.p, R.path.n);
-				remove_dots(&path, merged.p, merged.len);
-			}
-		}
-	}
-
+	char *b = xstrndup(base, bn);
+	url_t u;
 	buf_reset(out);
-	if (scheme.on) {
-		for (size_t i = 0; i < scheme.n; i++)
-			buf_addc(out, lower((unsigned char)scheme.p[i]));
-		buf_addc(out, ':');
-	}
-	if (auth.on) {
-		size_t at = 0;
-		for (size_t i = 0; i < auth.n; i++)
-			if (auth.p[i] == '@')
-				at = i + 1;
-		buf_adds(out, "//");
-		add_encoded(out, auth.p, at);
-		for (size_t i = at; i < auth.n; i++)
-			buf_addc(out, lower((unsigned char)auth.p[i]));
-	}
-	int special = is_special(scheme);
-	if (special && auth.on && path.len == 0)
-		buf_addc(out, '/');
-	add_encoded(out, path.p ? path.p : "", path.len);
-	if (query.on) {
-		buf_addc(out, '?');
-		add_encoded(out, query.p, query.n);
-	}
-	if (frag.on && keep_frag) {
-		buf_addc(out, '#');
-		add_encoded(out, frag.p, frag.n);
+	int http = 0;
+	if (url_parse_anyn(ref, rn, b, &u, NULL) == 0) {
+		size_t n = strlen(u.href);
+		if (u.fragment && !keep_frag)
+			n -= strlen(u.fragment) + 1;
+		buf_add(out, u.href, n);
+		http = (!strcmp(u.scheme, "http") || !strcmp(u.scheme, "https")) && u.host && *u.host;
+		url_free(&u);
 	}
 	buf_cstr(out);
-	buf_free(&refcopy);
-	buf_free(&path);
-	buf_free(&merged);
-	return special && auth.on && auth.n > 0;
+	free(b);
+	return http;
 }
 
 /* ---- HTML ---- */
@@ -1038,9 +907,11 @@ main(int argc, char **argv)
 		if (!strcmp(argv[i], "--resolve") && i + 2 < argc) {
 			buf_t out = {0};
 			resolve(argv[i + 1], strlen(argv[i + 1]), argv[i + 2], strlen(argv[i + 2]), 1, &out);
-			puts(out.p);
+			int bad = out.len == 0;
+			if (!bad)
+				puts(out.p);
 			buf_free(&out);
-			return 0;
+			return bad;
 		} else if (!strncmp(argv[i], "--url=", 6))
 			url = argv[i] + 6;
 		else if (!strcmp(argv[i], "--url") && i + 1 < argc)
@@ -1072,9 +943,12 @@ main(int argc, char **argv)
 
 	buf_adds(&base, doc.p);
 	if (refs.base >= 0 && refs.len[refs.base] > 0) {
+		/* HTML's frozen base URL: the document's own if it fails */
 		resolve(doc.p, doc.len, refs.text.p + refs.off[refs.base], refs.len[refs.base], 0, &tmp);
-		buf_reset(&base);
-		buf_add(&base, tmp.p, tmp.len);
+		if (tmp.len) {
+			buf_reset(&base);
+			buf_add(&base, tmp.p, tmp.len);
+		}
 	}
 	if (icon) {
 		rc = 1;

@@ -7,6 +7,10 @@
 # "skipped", exit 10) in a fresh profile, killed after 90% of PDF_TIMEOUT.
 # A non-empty output.pdf: "succeeded", else "failed" with chromium's last
 # ERROR line.
+# Chromium keeps its sandbox unless CHROME_SANDBOX is false or the hook
+# runs as root (then the result's notes say so), and cannot reach address
+# literals in private network zones other than the page's own (chrome_run
+# in _lib/hook.sh; abx(7) SECURITY).
 # shellcheck source-path=SCRIPTDIR source=../_lib/hook.sh
 case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
 . "$_d/../_lib/hook.sh"
@@ -18,7 +22,7 @@ hook_tmpdir
 rm -f output.pdf
 chrome_run --print-to-pdf="$(pwd)/output.pdf" --no-pdf-header-footer >&2 2>"$tmp/err"
 rc=$?
-cat "$tmp/err" >&2
+chrome_log
 [ -s output.pdf ] && hook_done succeeded "output.pdf"
 why=$(chrome_error "$rc")
 hook_done failed "$why" "$why"

@@ -7,6 +7,10 @@
 # "skipped", exit 10) in a fresh profile, window 1280x2000, killed after 90%
 # of SCREENSHOT_TIMEOUT.  A non-empty screenshot.png: "succeeded", else
 # "failed" with chromium's last ERROR line.
+# Chromium keeps its sandbox unless CHROME_SANDBOX is false or the hook
+# runs as root (then the result's notes say so), and cannot reach address
+# literals in private network zones other than the page's own (chrome_run
+# in _lib/hook.sh; abx(7) SECURITY).
 # shellcheck source-path=SCRIPTDIR source=../_lib/hook.sh
 case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
 . "$_d/../_lib/hook.sh"
@@ -18,7 +22,7 @@ hook_tmpdir
 rm -f screenshot.png
 chrome_run --screenshot="$(pwd)/screenshot.png" --window-size=1280,2000 >&2 2>"$tmp/err"
 rc=$?
-cat "$tmp/err" >&2
+chrome_log
 [ -s screenshot.png ] && hook_done succeeded "screenshot.png"
 why=$(chrome_error "$rc")
 hook_done failed "$why" "$why"

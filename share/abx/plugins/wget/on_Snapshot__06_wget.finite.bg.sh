@@ -11,6 +11,9 @@
 #    --timeout=WGET_TIMEOUT, --user-agent=USER_AGENT, and unless
 #    WGET_SAVE_WARC is false --warc-file=warc/<unix time> --warc-cdx, so
 #    the output is <host>[+port]/<path> plus warc/<time>.warc.gz and .cdx.
+#    A requisite whose host is a literal in a private network zone other
+#    than the page's own (and ALLOW_PRIVATE_NETWORKS's) is not fetched:
+#    --reject-regex (hook_zone_regex; WGET_ARGS_EXTRA may replace it).
 # 3. The page is the first file wget's log says it saved.  If there is one
 #    the result is "succeeded" with output_str wget/<path> (a requisite
 #    that failed does not fail the page); else "failed" with wget's last
@@ -27,6 +30,8 @@ hook_tmpdir
 
 hook_words "${WGET_ARGS:-$(hook_default WGET_ARGS)}"
 eval "set -- $hook_words"
+hook_zone_regex
+[ -n "$hook_zone_regex" ] && set -- "$@" --reject-regex="$hook_zone_regex"
 hook_words "${WGET_ARGS_EXTRA:-[]}"
 eval "set -- \"\$@\" $hook_words"
 set -- "$@" --timeout="$timeout" --user-agent="${USER_AGENT:-$HOOK_DEFAULT_UA}"

@@ -1,0 +1,317 @@
+/* netzone.c — see netzone.h. */
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include "buf.h"
+#include "config.h"
+#include "err.h"
+#include "netzone.h"
+#include "record.h"
+#include "url.h"
+
+static const char *const names[NZ_COUNT] = {
+	"public", "loopback", "private", "linklocal", "cgnat", "unspecified", "multicast",
+	"uniquelocal", "reserved", "file",
+};
+
+const char *
+netzone_name(netzone_t z)
+{
+	return (unsigned)z < NZ_COUNT ? names[z] : "unknown";
+}
+
+/* One table, first match wins: address, prefix length, zone. */
+static const struct {
+	uint32_t net;
+	int len;
+	netzone_t zone;
+} v4[] = {
+	{0x00000000, 8, NZ_UNSPECIFIED},
+	{0x7f000000, 8, NZ_LOOPBACK},
+	{0x0a000000, 8, NZ_PRIVATE},
+	{0xac100000, 12, NZ_PRIVATE},
+	{0xc0a80000, 16, NZ_PRIVATE},
+	{0xa9fe0000, 16, NZ_LINKLOCAL},
+	{0x64400000, 10, NZ_CGNAT},
+	{0xe0000000, 4, NZ_MULTICAST},
+	{0xf0000000, 4, NZ_RESERVED},
+};
+
+netzone_t
+netzone_ipv4(uint32_t a)
+{
+	for (size_t i = 0; i < sizeof v4 / sizeof v4[0]; i++)
+		if ((a & ~(0xffffffffu >> v4[i].len)) == v4[i].net)
+			return v4[i].zone;
+	return NZ_PUBLIC;
+}
+
+static uint32_t
+be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static int
+zeros(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+netzone_t
+netzone_ipv6(const unsigned char a[16])
+{
+	static const unsigned char nat64[12] = {0, 0x64, 0xff, 0x9b};
+	if (zeros(a, 15))
+		return a[15] == 0 ? NZ_UNSPECIFIED : a[15] == 1 ? NZ_LOOPBACK : netzone_ipv4(be32(a + 12));
+	/* an IPv4 address inside: mapped, compatible (above), NAT64, 6to4 */
+	netzone_t z = NZ_PUBLIC;
+	if (zeros(a, 10) && a[10] == 0xff && a[11] == 0xff)
+		z = netzone_ipv4(be32(a + 12));
+	else if (memcmp(a, nat64, 12) == 0)
+		z = netzone_ipv4(be32(a + 12));
+	else if (a[0] == 0x20 && a[1] == 0x02)
+		z = netzone_ipv4(be32(a + 2));
+	if (z != NZ_PUBLIC)
+		return z;
+	if (a[0] == 0xff)
+		return NZ_MULTICAST;
+	if ((a[0] & 0xfe) == 0xfc)
+		return NZ_UNIQUELOCAL;
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+		return NZ_LINKLOCAL;
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0xc0)
+		return NZ_PRIVATE;   /* site-local, deprecated but routed by some */
+	return NZ_PUBLIC;
+}
+
+int
+netzone_literal(const char *host)
+{
+	unsigned char a[16];
+	char tmp[64];
+	size_t n = strlen(host);
+	if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {
+		if (n - 2 >= sizeof tmp)
+			return -1;
+		memcpy(tmp, host + 1, n - 2);
+		tmp[n - 2] = 0;
+		host = tmp;
+	}
+	if (inet_pton(AF_INET6, host, a) == 1)
+		return netzone_ipv6(a);
+	if (inet_pton(AF_INET, host, a) == 1)
+		return netzone_ipv4(be32(a));
+	return -1;
+}
+
+static int
+is_localhost(const char *h)
+{
+	size_t n = strlen(h);
+	return strcasecmp(h, "localhost") == 0 ||
+	    (n > 10 && strcasecmp(h + n - 10, ".localhost") == 0);
+}
+
+unsigned
+netzone_host(const char *host, int resolve)
+{
+	char h[256];
+	size_t n = strlen(host);
+	if (n == 0 || n >= sizeof h)
+		return 0;
+	memcpy(h, host, n + 1);
+	if (h[n - 1] == '.' && n > 1)
+		h[--n] = 0;   /* "localhost." is localhost */
+	int lit = netzone_literal(h);
+	if (lit >= 0)
+		return 1u << lit;
+	if (is_localhost(h))
+		return 1u << NZ_LOOPBACK;
+	if (!resolve || h[0] == '[')
+		return 0;
+	struct addrinfo hints = {0}, *res = NULL;
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(h, NULL, &hints, &res) != 0)
+		return 0;
+	unsigned mask = 0;
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		if (ai->ai_family == AF_INET) {
+			const struct sockaddr_in *s = (const void *)ai->ai_addr;
+			mask |= 1u << netzone_ipv4(ntohl(s->sin_addr.s_addr));
+		} else if (ai->ai_family == AF_INET6) {
+			const struct sockaddr_in6 *s = (const void *)ai->ai_addr;
+			mask |= 1u << netzone_ipv6(s->sin6_addr.s6_addr);
+		}
+	}
+	freeaddrinfo(res);
+	return mask & (1u << NZ_PUBLIC) ? 1u << NZ_PUBLIC : mask;
+}
+
+int
+netzone_parse_allow(const char *v, unsigned *mask)
+{
+	int b = v ? conf_bool(v, -1) : 0;
+	if (b >= 0) {
+		*mask = b ? NZ_ALL : 0;
+		return 0;
+	}
+	unsigned m = 0;
+	const char *p = v;
+	while (*p) {
+		p += strspn(p, " ,");
+		size_t l = strcspn(p, " ,");
+		if (!l)
+			break;
+		netzone_t z = 0;
+		while (z < NZ_COUNT && (strlen(names[z]) != l || strncasecmp(names[z], p, l) != 0))
+			z++;
+		if (z == NZ_COUNT)
+			return -1;
+		m |= 1u << z;
+		p += l;
+	}
+	*mask = m;
+	return 0;
+}
+
+/* ------------------------------------------------------------ policy */
+
+#define CACHE_SLOTS 512
+
+struct zonepolicy {
+	unsigned allow;        /* ALLOW_PRIVATE_NETWORKS, then | the seeds' */
+	char *seeds;           /* classified on first need, then NULL */
+	struct {
+		char *host;
+		unsigned mask;
+	} cache[CACHE_SLOTS];
+	char why[512];
+};
+
+zonepolicy_t *
+zonepolicy_new(const char *seeds, const char *allow)
+{
+	zonepolicy_t *p = xcalloc(1, sizeof *p);
+	if (!allow || netzone_parse_allow(allow, &p->allow) < 0)
+		p->allow = 0;
+	p->allow |= 1u << NZ_PUBLIC;
+	p->seeds = seeds ? xstrdup(seeds) : NULL;
+	return p;
+}
+
+void
+zonepolicy_free(zonepolicy_t *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		free(p->cache[i].host);
+	free(p->seeds);
+	free(p);
+}
+
+/* The host of url as netzone_host() wants it: no port, lower case.  A
+ * backslash ends the authority, as it does for a browser in an http(s)
+ * URL: "http://127.0.0.1\@example.com/" goes to 127.0.0.1. */
+static void
+host_of(const char *url, char *out, size_t n)
+{
+	const char *a = strstr(url, "://");
+	size_t end = a ? (size_t)(a + 3 - url) + strcspn(a + 3, "/?#\\") : 0;
+	char *cut = a && url[end] == '\\' ? xstrndup(url, end) : NULL;
+	url_host(cut ? cut : url, out, n);
+	free(cut);
+	if (out[0] == '[') {
+		char *e = strchr(out, ']');
+		if (e)
+			e[1] = 0;
+	} else {
+		out[strcspn(out, ":")] = 0;
+	}
+}
+
+/* The zones of host, looked up once a policy (a direct-mapped cache). */
+static unsigned
+cached_zones(zonepolicy_t *p, const char *host)
+{
+	uint32_t h = 2166136261u;
+	for (const char *s = host; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	size_t i = h % CACHE_SLOTS;
+	if (p->cache[i].host && strcmp(p->cache[i].host, host) == 0)
+		return p->cache[i].mask;
+	unsigned m = netzone_host(host, 1);
+	free(p->cache[i].host);
+	p->cache[i].host = xstrdup(host);
+	p->cache[i].mask = m;
+	return m;
+}
+
+static void
+add_seed_zones(zonepolicy_t *p)
+{
+	char *save = NULL, host[512];
+	for (char *l = strtok_r(p->seeds, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		l += strspn(l, " \t");
+		char *url = NULL;
+		if (*l == '{') {
+			rec_t r;
+			if (rec_parse(&r, l, strlen(l)) == 0) {
+				url = rec_str(&r, "url");
+				rec_free(&r);
+			}
+		} else if (*l && *l != '#') {
+			url = xstrdup(l);
+		}
+		if (url && !url_check(url) && strncasecmp(url, "file:", 5) == 0) {
+			p->allow |= 1u << NZ_FILE;
+		} else if (url && !url_check(url)) {
+			host_of(url, host, sizeof host);
+			p->allow |= cached_zones(p, host);
+		}
+		free(url);
+	}
+	free(p->seeds);
+	p->seeds = NULL;
+}
+
+const char *
+zonepolicy_refuse(zonepolicy_t *p, const char *url)
+{
+	char host[512];
+	if (!p || (p->allow & NZ_ALL) == NZ_ALL)
+		return NULL;
+	unsigned m;
+	if (strncasecmp(url, "file:", 5) == 0) {
+		snprintf(host, sizeof host, "%s", "a file: URL");
+		m = 1u << NZ_FILE;
+	} else {
+		host_of(url, host, sizeof host);
+		m = cached_zones(p, host);
+	}
+	if (!m || (m & ~p->allow) == 0)
+		return NULL;
+	if (p->seeds) {
+		add_seed_zones(p);
+		if ((m & ~p->allow) == 0)
+			return NULL;
+	}
+	unsigned bad = m & ~p->allow;
+	netzone_t z = 0;
+	while (!(bad & (1u << z)))
+		z++;
+	snprintf(p->why, sizeof p->why, "%.255s is in the %s network zone and the crawl's seeds are not "
+	    "(ALLOW_PRIVATE_NETWORKS)", host, netzone_name(z));
+	return p->why;
+}

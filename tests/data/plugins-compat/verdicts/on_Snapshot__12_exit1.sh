@@ -1,0 +1,4 @@
+#!/bin/sh
+# exit 1, no ArchiveResult
+echo "it broke" >&2
+exit 1

@@ -1,0 +1,3 @@
+#!/bin/sh
+# exit 10, no ArchiveResult
+exit 10
