@@ -12,6 +12,7 @@
 #include "robots.h"
 #include "scope.h"
 #include "jsonline.h"
+#include "ids.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
@@ -415,6 +416,21 @@ check_plugins(const char *v, long long *out)
 	return 0;
 }
 
+/* FS_UNSAFE_OK (fscheck.h) and HOST (ids.h) */
+static int
+check_bool(const char *v, long long *out)
+{
+	*out = conf_bool(v, -1);
+	return *out < 0 ? -1 : 0;
+}
+
+static int
+check_host(const char *v, long long *out)
+{
+	*out = 0;
+	return host_valid(v) ? 0 : -1;
+}
+
 static int
 check_zones(const char *v, long long *out)
 {
@@ -452,6 +468,8 @@ static const struct {
 	{"PACK_ON_SEAL", pack_parse_formats, 0, "pack formats separated by commas: wacz, tar.gz, tgz, tar.zst, tar.xz, tar, zip"},
 	{"ALLOW_PRIVATE_NETWORKS", check_zones, 0,
 	    "true, false, or zone names separated by commas, such as loopback,private"},
+	{"FS_UNSAFE_OK", check_bool, 0, "true or false"},
+	{"HOST", check_host, 0, "a host name of 1 to 64 letters, digits, '_', '.' or '-'"},
 	{"<PLUGIN>_TIMEOUT", conf_parse_seconds, 1, "whole seconds from 1 to 2592000 (30 days)"},
 };
 
@@ -459,6 +477,8 @@ static int
 check_index(const conf_ent_t *e)
 {
 	size_t n = sizeof checks / sizeof checks[0], kl = strlen(e->key);
+	if (e->layer == CONF_ENV && strcmp(e->key, "HOST") == 0)
+		return -1;   /* a shell's (zsh); abx reads ABX_HOST there */
 	for (size_t i = 0; i + 1 < n; i++)
 		if (strcmp(e->key, checks[i].key) == 0)
 			return (int)i;

@@ -199,11 +199,9 @@ hostpace_take(int dfd, const char *key, const hostpace_t *hp, const char *what, 
 			continue;
 		}
 		rec_t run = {0};
-		char iso[ISO_LEN + 1], host[256];
+		char iso[ISO_LEN + 1], host[256] = "?", why[256];
 		clock_iso(now, iso);
-		if (gethostname(host, sizeof host) < 0)
-			snprintf(host, sizeof host, "?");
-		host[sizeof host - 1] = 0;
+		host_name(dfd, host, sizeof host, why, sizeof why);   /* ids.h: ABX_HOST, HOST */
 		rec_set_str(&run, "state", "running");
 		rec_set_str(&run, "snapshot", what);
 		rec_set_int(&run, "pid", getpid());

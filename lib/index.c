@@ -16,6 +16,7 @@
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
+#include "fsretry.h"
 #include "store_int.h"
 
 /* -------------------------------------------------------------- index */
@@ -318,7 +319,9 @@ index_line(store_t *s, buf_t *b, const ient_t *e)
 void
 index_header(store_t *s, buf_t *b)
 {
-	buf_addf(b, "{\"type\":\"Index\",\"version\":1,\"boot_id\":\"%s\"}\n", s->boot_id);
+	buf_addf(b, "{\"type\":\"Index\",\"version\":1,\"boot_id\":\"%s\",\"host\":", s->boot_id);
+	buf_json_strz(b, s->host);
+	buf_adds(b, "}\n");
 }
 
 /* Rebuild under the lock (taken briefly if we do not hold it). */
@@ -339,8 +342,8 @@ rebuild_locked(store_t *s)
  * have dropped any part of it: it is never synced) is rebuilt from the
  * journals.
  */
-int
-index_refresh(store_t *s)
+static int
+refresh(store_t *s, int attempt)
 {
 	struct stat st;
 	int fd = -1;
@@ -351,20 +354,21 @@ index_refresh(store_t *s)
 		fd = s->idxfd;
 	} else {
 		index_drop(s);
-		fd = fs_open(s->dfd, INDEX_PATH, O_RDWR | O_APPEND, 0);
+		fd = fsr_open(s->dfd, INDEX_PATH, O_RDWR | O_APPEND, FSR_EXISTED, &st);
 		if (fd < 0)
 			return store_fail(s, EX_IOERR_, errno, "unable to open %s/%s", s->dir, INDEX_PATH);
-		if (fstat(fd, &st) < 0) {
-			close(fd);
-			return store_fail(s, EX_IOERR_, errno, "unable to stat %s/%s", s->dir, INDEX_PATH);
-		}
 		s->idxfd = fd;
 		s->idxino = st.st_ino;
 		s->idxoff = 0;
 	}
 	if (s->locked && repair_tail(s, fd, INDEX_PATH, 0) < 0)
 		return -1;
-	if (fstat(fd, &st) < 0)
+	int r = fstat(fd, &st);
+	if (r < 0 && errno == ESTALE && fsr_again(ESTALE, 0, attempt)) {
+		index_drop(s);   /* replaced by another host: read the new one */
+		return refresh(s, attempt + 1);
+	}
+	if (r < 0)
 		return store_fail(s, EX_IOERR_, errno, "unable to stat %s/%s", s->dir, INDEX_PATH);
 	if (s->idxoff == 0 && st.st_size == 0)
 		return rebuild_locked(s);   /* empty: a power loss, or a crash mid-rebuild */
@@ -373,6 +377,11 @@ index_refresh(store_t *s)
 	size_t n = st.st_size - s->idxoff;
 	char *p = xmalloc(n + 1);
 	ssize_t got = pread(fd, p, n, s->idxoff);
+	if (got < 0 && errno == ESTALE && fsr_again(ESTALE, 0, attempt)) {
+		free(p);
+		index_drop(s);
+		return refresh(s, attempt + 1);
+	}
 	if (got < 0) {
 		free(p);
 		return store_fail(s, EX_IOERR_, errno, "unable to read %s/%s", s->dir, INDEX_PATH);
@@ -409,6 +418,12 @@ index_refresh(store_t *s)
 	if (s->locked && index_bloated(s))
 		index_write_full(s);
 	return 0;
+}
+
+int
+index_refresh(store_t *s)
+{
+	return refresh(s, 0);
 }
 
 void
@@ -536,12 +551,10 @@ index_write_full(store_t *s)
 void
 index_adopt(store_t *s)
 {
-	int fd = fs_open(s->dfd, INDEX_PATH, O_RDWR | O_APPEND, 0);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	int fd = fsr_open(s->dfd, INDEX_PATH, O_RDWR | O_APPEND, FSR_EXISTED, &st);
+	if (fd < 0) {
 		warnsys("unable to open %s/%s (it is read again at the next lock)", s->dir, INDEX_PATH);
-		if (fd >= 0)
-			close(fd);
 		index_drop(s);
 		return;
 	}

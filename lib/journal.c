@@ -18,6 +18,7 @@
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
+#include "fsretry.h"
 #include "store_int.h"
 
 /* ------------------------------------------------------------- journals */
@@ -200,7 +201,7 @@ journal_map(store_t *s, const char *journal, const char *filter, jmap_t *m, buf_
 {
 	memset(m, 0, sizeof *m);
 	memset(data, 0, sizeof *data);
-	if (fs_read(s->dfd, journal, data) < 0) {
+	if (fsr_read(s->dfd, journal, data) < 0) {
 		int e = errno;
 		buf_free(data);
 		if (e != ENOENT)
@@ -295,11 +296,11 @@ int
 journal_sync(store_t *s, const char *j)
 {
 	jstate_t *st = jstate(s, j, 0);
-	int fd = fs_open(s->dfd, j, O_RDONLY, 0);
+	struct stat sb;
+	int fd = fsr_open(s->dfd, j, O_RDONLY, 0, &sb);
 	if (fd < 0)
 		return 0;
-	struct stat sb;
-	if (fstat(fd, &sb) < 0 || (st && sb.st_size == st->end)) {
+	if (st && sb.st_size == st->end) {
 		close(fd);
 		return 0;
 	}
@@ -310,9 +311,11 @@ journal_sync(store_t *s, const char *j)
 	int e = errno;
 	close(fd);
 	if (got < 0) {
-		/* the hints for this journal stay as they are; lookups check */
+		/* the hints for this journal stay as they are; lookups check
+		 * (ESTALE: replaced since the open, by another host) */
 		free(p);
-		store_fail(s, EX_IOERR_, e, "unable to read %s/%s", s->dir, j);
+		if (e != ESTALE)
+			store_fail(s, EX_IOERR_, e, "unable to read %s/%s", s->dir, j);
 		return 0;
 	}
 	buf_t b = {0};

@@ -133,6 +133,29 @@ lease_inherited(store_t *s, const char *id)
 	return fd;
 }
 
+int
+lease_held(store_t *s, const char *id, int fd)
+{
+	char p[64];
+	struct stat a, b;
+	if (fd < 0 || !id_valid(id))
+		return 0;
+	lock_path(id, p, sizeof p);
+	int r;
+	while ((r = flock(fd, LOCK_EX | LOCK_NB)) < 0 && errno == EINTR)
+		;
+	if (r < 0) {
+		warnsys("the lease of %s is lost (its lock in %s/%s)", id, s->dir, p);
+		return 0;
+	}
+	if (fstat(fd, &a) < 0 || fstatat(s->dfd, p, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		warnx_("the lease of %s is lost (%s/%s is not the file locked)", id, s->dir, p);
+		return 0;
+	}
+	return 1;
+}
+
 void
 lease_object(store_t *s, buf_t *out, int64_t claimed, int64_t expires, int flk)
 {

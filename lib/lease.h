@@ -41,6 +41,21 @@ int lease_busy(store_t *s, const char *id);   /* 1 held elsewhere, 0 free */
 void lease_note(int fd, const char *text);      /* write the lease record */
 void lease_drop(int fd);                        /* clear the note, unlock, close */
 int lease_inherited(store_t *s, const char *id);
+/*
+ * Is the lease on fd still ours?  1 yes, 0 lost.  On a network filesystem
+ * a host cut off from the servers, or whose server restarted, loses its
+ * locks without being told: the other hosts may already have claimed its
+ * items.  What it sees is its lock descriptor failing — EBADF, EBADFD
+ * (GlusterFS with client.strict-locks on, from then on), ENOTCONN, EIO,
+ * ENOLCK, ESTALE — or, re-asserting the lock, EWOULDBLOCK (someone else
+ * holds it now).  Each of these is "lost": the holder must stop the item's
+ * work and commit nothing of it (its hooks may be running on another host
+ * already).  The check re-asserts the exclusive flock on fd (a no-op for
+ * the holder, a round trip to the server on a network filesystem) and
+ * makes sure locks/<id> is still the file fd holds.  Call it before each
+ * step that would commit under the lease, and at each renewal.
+ */
+int lease_held(store_t *s, const char *id, int fd);
 /* The lease object for a record: {"host":..,"pid":..,...}. */
 void lease_object(store_t *s, buf_t *out, int64_t claimed, int64_t expires, int flock);
 

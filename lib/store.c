@@ -19,6 +19,8 @@
 #include "exitcodes.h"
 #include "fs.h"
 #include "retention.h"
+#include "fscheck.h"
+#include "fsretry.h"
 #include "store_int.h"
 
 struct pending {
@@ -58,8 +60,6 @@ read_boot_id(store_t *s)
 	const char *fake = getenv("ABX_TEST_BOOT_ID");
 	if (fake && *fake) {
 		snprintf(s->boot_id, sizeof s->boot_id, "%s", fake);
-		if (gethostname(s->host, sizeof s->host - 1) < 0)
-			strcpy(s->host, "localhost");
 		return;
 	}
 	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
@@ -74,8 +74,6 @@ read_boot_id(store_t *s)
 		*nl = 0;
 	if (!*s->boot_id)
 		strcpy(s->boot_id, "unknown");
-	if (gethostname(s->host, sizeof s->host - 1) < 0)
-		strcpy(s->host, "localhost");
 }
 
 /* fsync the directory that holds path (a directory just made in it). */
@@ -189,6 +187,13 @@ store_open(store_t *s, const char *dir, int create)
 	}
 	if (create && make_conf(s) < 0)
 		return open_failed(s);
+	if (fscheck(s) < 0)   /* a network filesystem abx cannot trust */
+		return open_failed(s);
+	char why[256];
+	if (host_name(s->dfd, s->host, sizeof s->host, why, sizeof why) < 0) {
+		store_fail(s, EX_CONFIG_, 0, "%s", why);
+		return open_failed(s);
+	}
 	s->lockfd = fs_open(s->dfd, "locks/store.lock", O_RDWR | O_CREAT, 0644);
 	if (s->lockfd < 0 && errno == ENOENT) {
 		if (make_dirs(s) < 0)
@@ -452,7 +457,7 @@ store_get_in(store_t *s, const char *id, const char *journal, rec_t *out)
 			e = index_slot(s, id, 0);
 	}
 	if (e && e->live) {
-		int fd = fs_open(s->dfd, j, O_RDONLY, 0);
+		int fd = fsr_open(s->dfd, j, O_RDONLY, FSR_EXISTED, NULL);
 		buf_t line = {0};
 		if (fd >= 0 && e->off >= 0 && read_line_at(fd, e->off, &line) == 0) {
 			char lid[ID_LEN + 1];

@@ -1,0 +1,177 @@
+/*
+ * fsfloor.c — what a durable claim costs on a filesystem against that
+ * filesystem's own floor (part of make bench: bench/gluster.sh runs it on
+ * the two-mount GlusterFS rig, and on the local disk for comparison).
+ *
+ * Usage: fsfloor -d DIR [-r rounds] [-k claims-per-round] [-w warmup]
+ *
+ * In a fresh data directory under DIR (removed at exit): one crawl with
+ * (r + w) * k due snapshots, written through the store.  Each round makes
+ * k durable claims (claim_next, a time lease, fdatasync on: what abx-claim
+ * does once the tool is running) interleaved with k rounds of the floor
+ * the claim stands on: flock(LOCK_EX) on a file in the same directory, a
+ * 512-byte O_APPEND write, fdatasync, flock(LOCK_UN) — one locked durable
+ * append, the least a claim that commits a line under a lock can cost
+ * there.  A figure is the median over the rounds (after w warm-up rounds)
+ * of the round's mean; the ratio is claim / floor.  At the end every claim
+ * must have claimed a distinct snapshot, or the run fails.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchlib.h"
+#include "claim.h"
+#include "clock.h"
+#include "err.h"
+#include "exitcodes.h"
+#include "ids.h"
+#include "json.h"
+#include "store.h"
+
+#define USAGE "usage: fsfloor -d DIR [-r rounds] [-k claims-per-round] [-w warmup]"
+
+static void
+cleanup(void)
+{
+	bench_rmtree(tmproot);
+}
+
+static double
+mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void
+queue(store_t *s, int n)
+{
+	char crawl[ID_LEN + 1];
+	int64_t t0 = clock_now() - 3600 * INT64_C(1000000);
+	id_new(crawl);
+	store_lock(s);
+	rec_t r = {0};
+	rec_set_str(&r, "type", "Crawl");
+	rec_set_str(&r, "id", crawl);
+	rec_set_str(&r, "urls", "http://127.0.0.1:1/");
+	rec_set_str(&r, "status", "started");
+	rec_set_time(&r, "retry_at", t0 + 30 * 86400 * INT64_C(1000000));
+	rec_set_time(&r, "created_at", t0);
+	store_put(s, &r);
+	rec_free(&r);
+	for (int i = 0; i < n; i++) {
+		char id[ID_LEN + 1], url[64];
+		id_new(id);
+		memset(&r, 0, sizeof r);
+		rec_set_str(&r, "type", "Snapshot");
+		rec_set_str(&r, "id", id);
+		rec_set_str(&r, "crawl_id", crawl);
+		snprintf(url, sizeof url, "http://127.0.0.1:1/page/%d", i);
+		rec_set_str(&r, "url", url);
+		rec_set_str(&r, "status", "queued");
+		rec_set_time(&r, "retry_at", t0 + i);
+		rec_set_time(&r, "created_at", t0 + i);
+		rec_set_int(&r, "depth", 0);
+		store_put(s, &r);
+		rec_free(&r);
+	}
+	if (store_unlock(s) < 0)
+		die(s->err, "unable to queue: %s", s->errmsg);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *dir = NULL;
+	int rounds = 7, k = 20, warm = 1, c;
+	err_init(argv[0]);
+	while ((c = getopt(argc, argv, "d:r:k:w:h")) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 'r': rounds = atoi(optarg); break;
+		case 'k': k = atoi(optarg); break;
+		case 'w': warm = atoi(optarg); break;
+		default: fprintf(stderr, "%s\n", USAGE); return c == 'h' ? 0 : EX_USAGE_;
+		}
+	}
+	if (!dir || rounds < 1 || k < 1 || warm < 0) {
+		fprintf(stderr, "%s\n", USAGE);
+		return EX_USAGE_;
+	}
+	snprintf(tmproot, sizeof tmproot, "%s/fsfloor.%ld", dir, (long)getpid());
+	atexit(cleanup);
+	signal(SIGINT, bench_on_signal);
+	signal(SIGTERM, bench_on_signal);
+	unsetenv("ABX_SYNC");   /* durable */
+	store_t s;
+	if (store_open(&s, tmproot, 1) < 0)
+		die(s.err, "%s", s.errmsg);
+	int total = (rounds + warm) * k;
+	queue(&s, total);
+	char floorp[4200];
+	snprintf(floorp, sizeof floorp, "%s/floor.jsonl", tmproot);
+	int ffd = open(floorp, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (ffd < 0)
+		diesys(EX_CANTCREAT_, "unable to create %s", floorp);
+	char line[512];
+	memset(line, 'x', sizeof line - 1);
+	line[sizeof line - 1] = '\n';
+	double *cl = xcalloc(rounds, sizeof *cl), *fl = xcalloc(rounds, sizeof *fl);
+	char (*seen)[ID_LEN + 1] = xcalloc(total, sizeof *seen);
+	int nseen = 0;
+	claim_opts_t o = {3600 * INT64_C(1000000), 0, 0};
+	for (int r = 0; r < rounds + warm; r++) {
+		double tc = 0, tf = 0;
+		for (int i = 0; i < k; i++) {
+			check_stop();
+			rec_t out;
+			int lfd;
+			double t = mono_us();
+			int rc = claim_next(&s, "Snapshot", NULL, &o, &out, &lfd);
+			tc += mono_us() - t;
+			if (rc != 0)
+				die(s.err ? s.err : EX_SOFT_, "claim %d found nothing due: %s", nseen, s.errmsg);
+			char *id = rec_str(&out, "id");
+			snprintf(seen[nseen++], ID_LEN + 1, "%s", id ? id : "");
+			free(id);
+			rec_free(&out);
+			t = mono_us();
+			if (flock(ffd, LOCK_EX) < 0 || write(ffd, line, sizeof line) != (ssize_t)sizeof line ||
+			    fdatasync(ffd) < 0 || flock(ffd, LOCK_UN) < 0)
+				diesys(EX_IOERR_, "unable to append to %s", floorp);
+			tf += mono_us() - t;
+		}
+		if (r >= warm) {
+			cl[r - warm] = tc / k;
+			fl[r - warm] = tf / k;
+		}
+	}
+	for (int i = 0; i < nseen; i++)
+		for (int j = i + 1; j < nseen; j++)
+			if (strcmp(seen[i], seen[j]) == 0)
+				die(EX_SOFT_, "snapshot %s was claimed twice", seen[i]);
+	struct statfs sf;
+	char fstype[32] = "?";
+	if (statfs(tmproot, &sf) == 0)
+		snprintf(fstype, sizeof fstype, "0x%lx", (unsigned long)sf.f_type);
+	double mc = quantile(cl, rounds, 0.5), mf = quantile(fl, rounds, 0.5);
+	printf("fsfloor: %s (f_type %s): durable claim %.0f us, floor (flock + append + fdatasync) "
+	    "%.0f us: claim/floor %.2f (median of %d rounds of %d)\n", dir, fstype, mc, mf, mc / mf,
+	    rounds, k);
+	close(ffd);
+	store_close(&s);
+	free(cl);
+	free(fl);
+	free(seen);
+	return 0;
+}
