@@ -878,6 +878,16 @@ store_commit(store_t *s)
 	}
 	if (s->npend == 0)
 		return 0;
+	/* still ours?  On a network filesystem a lock can be lost under us
+	 * (a brick restarted under GlusterFS's strict-locks: EBADFD; an NFS
+	 * lease expired: ENOLCK, EIO), and another host may hold it now: then
+	 * nothing is written.  Locally this re-asserts a held lock: a no-op. */
+	if (s->locked && s->lockfd >= 0 && flock(s->lockfd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+		store_discard(s);
+		s->rollback = 1;
+		return store_fail(s, EX_TEMPFAIL_, e, "lost the store lock of %s; nothing was committed", s->dir);
+	}
 	/* files a record names are made durable before the record */
 	if (s->barrier && s->durable && !s->lazy && store_syncfs(s) < 0) {
 		store_discard(s);
