@@ -45,3 +45,56 @@ done
 awk -v v="$t_volume" -v l="$t_local" -v n=$N 'BEGIN {
 	printf "gluster: a claiming process (abx-claim, durable): %.1f ms on the volume, %.1f ms local: %.1fx (%d each)\n",
 	    v / n, l / n, v / l, n }'
+
+# a 200-page crawl: two crawls of 100 pages, one tick on each mount (each
+# its own host, 4 slots each), against one crawl of the same two seeds by
+# one tick on local disk with 8 slots (a tick runs one crawl at a time);
+# --plugins wget,parse_html_urls, 50 ms a response
+mkdir -p "$T/site"
+python3 - "$T/site" <<'PY' || exit 70
+import os, sys
+root = sys.argv[1]
+def page(t, links):
+    return "<!DOCTYPE html><html><head><title>%s</title></head><body>%s</body></html>\n" % (
+        t, "".join('<a href="%s">%s</a>\n' % (l, l) for l in links))
+for s in ("a", "b"):
+    os.makedirs(os.path.join(root, s))
+    with open(os.path.join(root, s, "index.html"), "w") as f:
+        f.write(page("Site " + s, ["p%d.html" % i for i in range(1, 100)]))
+    for i in range(1, 100):
+        with open(os.path.join(root, s, "p%d.html" % i), "w") as f:
+            f.write(page("%s %d" % (s, i), ["index.html"]))
+PY
+python3 "$dir/../tests/httpd.py" --port-file "$T/port" --root "$T/site" --latency-ms 50 &
+hp=$!
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+U=http://127.0.0.1:$(cat "$T/port")
+crawl() { # crawl SIDE
+	if [ "$1" = volume ]; then A=$M1/crawl B=$M2/crawl; else A=$T/crawl B=$T/crawl; fi
+	if [ "$1" = volume ]; then
+		ca=$(abx-add -d "$A" --depth 1 --plugins wget,parse_html_urls "$U/a/index.html" | jq -r .id)
+		cb=$(abx-add -d "$B" --depth 1 --plugins wget,parse_html_urls "$U/b/index.html" | jq -r .id)
+	else
+		abx-add -d "$A" --depth 1 --plugins wget,parse_html_urls --config CRAWL_MAX_CONCURRENT_SNAPSHOTS=8 \
+			"$U/a/index.html" "$U/b/index.html" >/dev/null
+	fi
+	t0=$(ms)
+	if [ "$1" = volume ]; then
+		ABX_HOST=host-a abx-tick -d "$A" --crawl "$ca" >/dev/null 2>&1 &
+		pa=$!
+		ABX_HOST=host-b abx-tick -d "$B" --crawl "$cb" >/dev/null 2>&1
+		wait "$pa"
+	else
+		abx-tick -d "$A" >/dev/null 2>&1
+	fi
+	eval "c_$1=$(( $(ms) - t0 ))"
+	eval "n_$1=$(abx-ls -d "$A" -k snapshot -s sealed --jsonl | wc -l | tr -d ' ')"
+}
+crawl local
+crawl volume
+kill "$hp" 2>/dev/null
+# shellcheck disable=SC2154
+awk -v v="$c_volume" -v l="$c_local" -v nv="$n_volume" -v nl="$n_local" 'BEGIN {
+	printf "gluster: a 200-page crawl: two ticks on two mounts %.2f s (%d sealed), one tick on local disk %.2f s (%d sealed): %.2fx\n",
+	    v / 1000, nv, l / 1000, nl, v / l }'

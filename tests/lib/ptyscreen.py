@@ -31,6 +31,7 @@ import os
 import pty
 import re
 import select
+import signal
 import struct
 import sys
 import fcntl
@@ -164,9 +165,27 @@ def main():
     while True:
         now = time.monotonic()
         if a.resize_to and first is not None and resized_at is None and now - first >= a.resize_after:
+            # as a terminal would: what was written before the resize is
+            # drawn at the old width.  The command is stopped while its
+            # output so far is drained, so no frame it drew for the old
+            # width is read as if drawn for the new one (the pty buffers
+            # it; a loaded machine reads it late)
+            os.kill(pid, signal.SIGSTOP)
+            while select.select([fd], [], [], 0.05)[0]:
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not data:
+                    break
+                text = rest + dec.decode(data)
+                frames += text.count("\x1b[2K")
+                rest = scr.feed(text)
+                most = max(most, scr.progress_rows())
             fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", a.rows, a.resize_to, 0, 0))
             scr.resize(a.resize_to)
             resized_at = time.monotonic()
+            os.kill(pid, signal.SIGCONT)
         if a.frame_at and first is not None and frame is None and now - first >= a.frame_at:
             frame = [scr.text(r) for r in range(scr.rows) if scr.text(r)]
         r, _, _ = select.select([fd], [], [], 0.05)
