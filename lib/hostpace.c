@@ -291,8 +291,10 @@ hostpace_calm(int dfd, const char *key)
 {
 	char rel[600];
 	int n;
-	if (pause_until(dfd, key, &n) == 0 && n == 0)
-		return;
+	int64_t until = pause_until(dfd, key, &n);
+	if ((until == 0 && n == 0) || until > clock_now())
+		return;   /* no pause; or one still in force: a page that started
+		           * before it answered well, which says nothing of now */
 	snprintf(rel, sizeof rel, "hosts/%s/pause", key);
 	unlinkat(dfd, rel, 0);
 }

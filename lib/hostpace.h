@@ -34,7 +34,8 @@
  * the archive).  hostpace_give() writes the slot's idle line from the run's
  * start and end, then closes it.  hostpace_pause() records a server's
  * request to back off (until, capped by the caller), counting consecutive
- * ones; hostpace_calm() clears the count after a good answer.
+ * ones; hostpace_calm() clears the count after a good answer, once the
+ * pause is over (a page that started before it may answer well meanwhile).
  * hostpace_retry_after() reads a Retry-After value (delta seconds or an
  * HTTP-date) into an absolute time, or -1.
  */

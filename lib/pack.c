@@ -358,12 +358,18 @@ pack_on_seal(store_t *s, const char *crawl_id, const char *formats_list)
 		return 0;
 	if (fs_mkdirs(s->dfd, "packs") < 0)
 		return store_fail(s, EX_CANTCREAT_, errno, "unable to create %s/packs", s->dir);
+	/* packs/ opened without following a link (a hook could have made
+	 * one), and written through that descriptor */
+	int pfd = fs_opendir(s->dfd, "packs");
+	if (pfd < 0)
+		return store_fail(s, EX_CANTCREAT_, errno, "unable to open %s/packs", s->dir);
 	char *list = xstrdup(formats_list);
 	int rc = 0;
 	for (char *save = NULL, *t = strtok_r(list, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-		char file[4096];
+		char file[4096], via[4096];
 		snprintf(file, sizeof file, "%s/packs/%s.%s", s->dir, crawl_id, t);
-		int k = seal_pack(s, crawl_id, file, SEAL_PACK_FORCE);
+		snprintf(via, sizeof via, "/proc/self/fd/%d/%s.%s", pfd, crawl_id, t);
+		int k = seal_pack(s, crawl_id, access("/proc/self/fd", X_OK) == 0 ? via : file, SEAL_PACK_FORCE);
 		if (k != SEAL_OK) {
 			if (k != SEAL_ERR)
 				store_fail(s, EX_CANTCREAT_, 0, "unable to pack crawl %s into %s", crawl_id, file);
@@ -371,5 +377,6 @@ pack_on_seal(store_t *s, const char *crawl_id, const char *formats_list)
 		}
 	}
 	free(list);
+	close(pfd);
 	return rc;
 }

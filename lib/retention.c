@@ -523,15 +523,20 @@ expire(store_t *s, const cand_t *c, int verbose)
 				rec_set_time(&r, "deleted_at", clock_now());
 				rec_set_str(&r, "notes", "removed by retention (DELETE_AFTER)");
 				store_put(s, &r);
-				store_commit(s);
-				/* its snapshots leave the site index: a line each */
-				for (size_t i = 0; i < k.nsealed; i++)
-					site_index_remove(s, k.sealed[i], c->id);
-				fault_point("retention-after-tombstone");
-				in_place = move_away(s, c->id) < 0;
-				done = 1;
-				if (verbose)
-					info("crawl %s expired and removed", c->id);
+				if (store_commit(s) < 0) {
+					/* nothing says it is gone: nothing goes; its
+					 * line stays for the next run */
+					warnx_("crawl %s not removed: %s", c->id, s->errmsg);
+				} else {
+					/* its snapshots leave the site index: a line each */
+					for (size_t i = 0; i < k.nsealed; i++)
+						site_index_remove(s, k.sealed[i], c->id);
+					fault_point("retention-after-tombstone");
+					in_place = move_away(s, c->id) < 0;
+					done = 1;
+					if (verbose)
+						info("crawl %s expired and removed", c->id);
+				}
 			}
 			free(k.sealed);
 		}

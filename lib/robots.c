@@ -95,23 +95,34 @@ robots_parse(robots_t *r, const char *text, size_t len, const char *agent)
 	}
 }
 
-/* Does pattern pat (with * and a final $) match the start of s? */
+/* Does pattern pat (with * and a final $) match the start of s?  One
+ * pass, remembering only the last "*" (a robots.txt is someone else's
+ * text: backtracking over every "*" would be exponential). */
 static int
 match(const char *pat, const char *s)
 {
-	if (!*pat)
-		return 1;
-	if (*pat == '$' && !pat[1])
-		return !*s;
-	if (*pat == '*') {
-		for (const char *q = s;; q++) {
-			if (match(pat + 1, q))
-				return 1;
-			if (!*q)
-				return 0;
+	const char *star = NULL, *ss = NULL;
+	for (;;) {
+		if (*pat == '$' && !pat[1] && !*s)
+			return 1;
+		if (!*pat)
+			return 1;   /* the pattern is a prefix of s */
+		if (*pat == '*') {
+			star = ++pat;
+			ss = s;
+			continue;
 		}
+		if (*s && *pat == *s && !(*pat == '$' && !pat[1])) {
+			pat++, s++;
+			continue;
+		}
+		if (star && *ss) {
+			pat = star;
+			s = ++ss;
+			continue;
+		}
+		return 0;
 	}
-	return *s && *s == *pat && match(pat + 1, s + 1);
 }
 
 int
@@ -149,10 +160,12 @@ robots_free(robots_t *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* GET url into the file path (O_NOFOLLOW: made by us); the HTTP status,
- * or 0 if no answer came. */
+/* GET url into fd (a file we opened: no path of the data directory is
+ * handed to curl); the HTTP status, or 0 if no answer came.  Redirects
+ * are not followed: their target would escape the zone rule (netzone.h),
+ * so a 3xx counts as no robots.txt. */
 static int
-fetch(const char *curl, const char *ua, const char *url, const char *path)
+fetch(const char *curl, const char *ua, const char *url, int fd)
 {
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -160,11 +173,10 @@ fetch(const char *curl, const char *ua, const char *url, const char *path)
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	char *argv[] = {(char *)curl, "-s", "-L", "--max-redirs", "5", "--max-time", "5", "--max-filesize",
-	    "512000", "--proto", "=http,https", "-A", (char *)ua, "-o", (char *)path, "-w", "%{http_code}",
-	    "--", (char *)url, NULL};
+	posix_spawn_file_actions_adddup2(&fa, fd, 1);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+	char *argv[] = {(char *)curl, "-s", "--max-time", "5", "--max-filesize", "512000", "--proto",
+	    "=http,https", "-A", (char *)ua, "-w", "%{stderr}%{http_code}", "--", (char *)url, NULL};
 	pid_t pid;
 	int rc = posix_spawnp(&pid, curl, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -180,11 +192,11 @@ fetch(const char *curl, const char *ua, const char *url, const char *path)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	out[n > 0 ? n : 0] = 0;
-	return atoi(out);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? atoi(out) : 0;
 }
 
 int
-robots_get(int dfd, const char *dir, const char *key, const char *url, const conf_t *c, robots_t *r)
+robots_get(int dfd, const char *dir __attribute__((unused)), const char *key, const char *url, const conf_t *c, robots_t *r)
 {
 	char rel[640], meta[640], body[640];
 	memset(r, 0, sizeof *r);
@@ -212,15 +224,17 @@ robots_get(int dfd, const char *dir, const char *key, const char *url, const con
 		size_t hl = p ? strcspn(p + 3, "/?#") + (p + 3 - url) : 0;
 		if (!p)
 			return -1;
-		char rurl[1024], path[1200], tmp[700];
+		char rurl[1024], tmp[700];
 		snprintf(rurl, sizeof rurl, "%.*s/robots.txt", (int)hl, url);
 		snprintf(tmp, sizeof tmp, "hosts/%s/.robots.%d", key, (int)getpid());
-		/* curl writes by path: a name of our own in the host's directory */
-		snprintf(path, sizeof path, "%s/%s", dir, tmp);
 		unlinkat(dfd, tmp, 0);
+		int fd = fs_open(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);   /* no symlink followed */
+		if (fd < 0)
+			return -1;
 		const char *curl = conf_get(c, "CURL_BINARY");
 		const char *ua = conf_get(c, "USER_AGENT");
-		status = fetch(curl && *curl ? curl : "curl", ua ? ua : "abx", rurl, path);
+		status = fetch(curl && *curl ? curl : "curl", ua ? ua : "abx", rurl, fd);
+		close(fd);
 		if (status >= 200 && status < 300) {
 			if (renameat(dfd, tmp, dfd, body) < 0)
 				status = 0;
@@ -247,7 +261,7 @@ robots_get(int dfd, const char *dir, const char *key, const char *url, const con
 		if (fs_read(dfd, body, &t) == 0)
 			robots_parse(r, t.p, t.len, "abx");
 		buf_free(&t);
-	} else if (status >= 400 && status < 500) {
+	} else if (status >= 300 && status < 500) {
 		/* unavailable: no rules */
 	} else {
 		r->disallow_all = 1;   /* unreachable: RFC 9309 2.3.1.4 */

@@ -13,8 +13,9 @@
  * robots_get() gives the rules of a URL's host: DIR/hosts/<key>/robots.txt
  * (and robots.json: {"fetched":..,"fetched_us":..,"status":N}) when it
  * is younger than a day (an hour after a failure), else fetched anew with
- * $CURL_BINARY (curl: exec'd, no shell; 5 s, 500 kB, redirects followed)
- * and stored there.  As the RFC says: a 2xx body is parsed; any 4xx means
+ * $CURL_BINARY (curl: exec'd, no shell; 5 s, 500 kB; no redirect followed,
+ * as its target would escape the zone rule: a 3xx counts as no robots.txt)
+ * and stored there.  As the RFC says: a 2xx body is parsed; any 4xx (or 3xx) means
  * no rules (all allowed); a 5xx, a network error or no answer means
  * complete disallow, until it is fetched again.  The state is a hint,
  * never synced.
@@ -36,7 +37,7 @@ typedef struct {
 void robots_parse(robots_t *r, const char *text, size_t len, const char *agent);
 int robots_allows(const robots_t *r, const char *url);
 void robots_free(robots_t *r);
-/* dir: the data directory's path (curl writes by path).
+/* dir: the data directory's path (unused: the file is opened here).
  * 0 with *r filled, or -1 if the host's state cannot be used (errno). */
 int robots_get(int dfd, const char *dir, const char *key, const char *url, const conf_t *c, robots_t *r);
 int conf_parse_robots(const char *s, long long *out);

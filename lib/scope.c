@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "err.h"
+#include "json.h"
 #include "scope.h"
 #include "url.h"
 
@@ -91,10 +92,28 @@ scope_init(scope_t *sc, int type, const char *seeds)
 	for (char *u = strtok_r(dup, "\n", &save); u; u = strtok_r(NULL, "\n", &save)) {
 		while (*u == ' ' || *u == '\t' || *u == '\r')
 			u++;
-		if (!*u)
+		if (!*u || *u == '#')
+			continue;
+		/* a seed as abx-add stored it: a URL a line, or a JSONL record
+		 * with "url"; compared in canonical form, as discovered URLs are */
+		char *raw = NULL;
+		rec_t r;
+		if (*u == '{') {
+			if (rec_parse(&r, u, strlen(u)) < 0)
+				continue;
+			raw = rec_str(&r, "url");
+			rec_free(&r);
+		} else {
+			raw = xstrdup(u);
+		}
+		const char *why;
+		char *canon = raw ? url_canon(raw, NULL, &why) : NULL;
+		free(raw);
+		if (!canon)
 			continue;
 		sc->v = xrealloc(sc->v, (sc->n + 1) * sizeof *sc->v);
-		sc->v[sc->n++] = key_of(sc->type, u);
+		sc->v[sc->n++] = key_of(sc->type, canon);
+		free(canon);
 	}
 	free(dup);
 }

@@ -306,9 +306,16 @@ seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, si
 	if (!ok) {
 		store_discard(s);
 	} else if (!was_sealed) {
-		site_index_append(s, &r, dir);
-		store_barrier(s);
-		ok = store_commit(s) == 0;
+		/* the lock first: a host that lost it writes no row beside
+		 * the one that took it over */
+		ok = store_still_locked(s) == 0;
+		if (ok) {
+			site_index_append(s, &r, dir);
+			store_barrier(s);
+			ok = store_commit(s) == 0;
+		} else {
+			store_discard(s);
+		}
 	}
 	if (store_unlock(s) < 0)
 		ok = 0;

@@ -870,6 +870,15 @@ store_sync(store_t *s)
  * in the others, so the commit is all or nothing.
  */
 int
+store_still_locked(store_t *s)
+{
+	if (s->locked && s->lockfd >= 0 && flock(s->lockfd, LOCK_EX | LOCK_NB) < 0)
+		return store_fail(s, EX_TEMPFAIL_, errno, "lost the store lock of %s; nothing was committed",
+		    s->dir);
+	return 0;
+}
+
+int
 store_commit(store_t *s)
 {
 	if (s->rollback) {
@@ -882,11 +891,10 @@ store_commit(store_t *s)
 	 * (a brick restarted under GlusterFS's strict-locks: EBADFD; an NFS
 	 * lease expired: ENOLCK, EIO), and another host may hold it now: then
 	 * nothing is written.  Locally this re-asserts a held lock: a no-op. */
-	if (s->locked && s->lockfd >= 0 && flock(s->lockfd, LOCK_EX | LOCK_NB) < 0) {
-		int e = errno;
+	if (store_still_locked(s) < 0) {
 		store_discard(s);
 		s->rollback = 1;
-		return store_fail(s, EX_TEMPFAIL_, e, "lost the store lock of %s; nothing was committed", s->dir);
+		return -1;
 	}
 	/* files a record names are made durable before the record */
 	if (s->barrier && s->durable && !s->lazy && store_syncfs(s) < 0) {

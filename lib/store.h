@@ -153,7 +153,12 @@ int store_lock(store_t *s);        /* blocking flock; refreshes the index; 0 or 
 /* Commits what is staged and releases the lock (always); 0, or -1 if the
  * commit failed or store_lock had (nothing of it was committed). */
 int store_unlock(store_t *s);
-int store_commit(store_t *s);      /* 0, or -1: rolled back (see Errors) */
+int store_commit(store_t *s);
+/* Is the store lock still ours?  Re-asserts it (a no-op where it is held);
+ * a lock lost under us on a network filesystem (EBADFD, ENOLCK, EIO):
+ * -1 with s->err 75.  store_commit() asks first; so does anything that
+ * writes beside the journals under the lock (the site index). */
+int store_still_locked(store_t *s);      /* 0, or -1: rolled back (see Errors) */
 void store_discard(store_t *s);    /* drop what is staged */
 /*
  * Durability.  A commit fdatasyncs each journal it wrote ($ABX_SYNC unset

@@ -40,6 +40,12 @@ abx-add -d "$d" --depth 1 --plugins links --config ALLOW_PRIVATE_NETWORKS=true h
 abx-tick -d "$d" >/dev/null 2>&1
 is "$(abx-ls -d "$d" -k snapshot --jsonl | jq -r 'select(.depth == 1) | .url' | wc -l | tr -d ' ')" 4 \
 	"the default scope is any (ArchiveBox's: a depth-1 crawl archives what a page links to)"
+d=$D-jsonl
+printf '{"url":"http://a.example.test/docs/index.html","title":"a seed given as JSONL"}\n' |
+	abx-add -d "$d" --depth 1 --plugins links --scope host --config ALLOW_PRIVATE_NETWORKS=true >/dev/null
+abx-tick -d "$d" >/dev/null 2>&1
+is "$(abx-ls -d "$d" -k snapshot --jsonl | jq -r 'select(.depth == 1) | .url' | sort | tr '\n' ' ')" \
+	"http://a.example.test/docs/b.html http://a.example.test/other/c.html " "a seed given as a JSONL record defines the scope too"
 expect_exit 65 "an unknown scope is refused with 65" abx-add -d "$D" --scope site http://a.example.test/
 like "$(cat "$T/stderr")" "CRAWL_SCOPE=site.*any, page, prefix, host, domain" "the message names the value and the valid ones"
 done_testing

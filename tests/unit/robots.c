@@ -22,7 +22,7 @@ allowed(const char *txt, const char *url)
 int
 main(void)
 {
-	plan(26);
+	plan(28);
 	const char *t1 = "User-agent: *\nDisallow: /\n\nUser-agent: abx\nDisallow: /private\n"
 	                 "Allow: /private/ok\n# a comment\nDisallow: /*.pdf$\nDisallow: /tmp/*/x\n"
 	                 "User-agent: ABX\nDisallow: /merged\n";
@@ -38,6 +38,10 @@ main(void)
 	ok(allowed("User-agent: *\nDisallow: /a\nAllow: /a\n", "http://h/a"), "allow wins a tie");
 	ok(allowed("User-agent: other\nDisallow: /\n", "http://h/a"), "no group for us: all allowed");
 	ok(allowed("", "http://h/a"), "an empty file allows all");
+	ok(allowed("User-agent: *\nDisallow: /*a*a*a*a*a*a*a*a*a*a*a*a*b\n",
+	    "http://h/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+	    "a hostile pattern is matched in one pass (no exponential backtracking)");
+	ok(!allowed("User-agent: *\nDisallow: /*a*b$\n", "http://h/xxaxxb"), "*a*b$ matches /xxaxxb");
 	robots_t r;
 	const char *t2 = "User-agent: abx\nCrawl-delay: 2.5\nDisallow:\n";
 	robots_parse(&r, t2, strlen(t2), "abx");
