@@ -26,6 +26,7 @@
 #include "names.h"
 #include "sigreset.h"
 #include "store.h"
+#include "progress.h"
 #include "termsafe.h"
 #include "verbs_filter.h"
 
@@ -51,6 +52,7 @@ typedef struct {
 	store_t *s;
 	filter_t f;
 	int table;
+	int cols;            /* the terminal's width (table) */
 	int bad;             /* an operand named no record */
 } lsctx_t;
 
@@ -102,6 +104,23 @@ print_rec(lsctx_t *c, rec_t *r)
 		    ra ? ra : "-", safe);
 		while (b.len && b.p[b.len - 1] == ' ')
 			b.len--;
+		/* as ps does: a row fits the terminal, "..." where it is cut
+		 * (a column is a UTF-8 character; --jsonl has it all) */
+		if (!c->cols)
+			c->cols = progress_width();
+		size_t at = 0;
+		int col = 0;
+		for (; at < b.len; at++)
+			if ((b.p[at] & 0xC0) != 0x80 && ++col > c->cols - 1)
+				break;
+		if (at < b.len && c->cols > 4) {
+			size_t cut = at;
+			for (int k = 0; k < 3 && cut > 0; k++)   /* room for "..." */
+				while (--cut > 0 && (b.p[cut] & 0xC0) == 0x80)
+					;
+			b.len = cut;
+			buf_adds(&b, "...");
+		}
 		free(safe), free(sst);
 		free(t), free(id), free(st), free(ra), free(what);
 	} else {

@@ -38,4 +38,13 @@ is "$(count --since 2030-01-01 --until 2030-01-02 -k snapshot)" "Snapshot 2 " "a
 is "$(count --since 2031-01-01)" "" "a range with nothing in it"
 is "$(count --url /docs/ --tag blog)" "" "filters combine"
 expect_exit 0 "no match is not an error" abx-ls -d "$D" --url nowhere
+
+# the table fits the terminal, as ps's does ("..." where a row is cut)
+if command -v script >/dev/null 2>&1; then
+	script -qec "stty cols 80; abx-ls -d '$D'" /dev/null | tr -d '\r' >"$T/tty80"
+	is "$(awk 'length($0) > 79' "$T/tty80" | wc -l | tr -d ' ')" 0 "on an 80-column terminal no row is wider than 79"
+	ok "a cut row ends in ..." grep -q '\.\.\.$' "$T/tty80"
+	script -qec "stty cols 250; abx-ls -d '$D'" /dev/null | tr -d '\r' >"$T/tty250"
+	ok "on a wide one the URLs are whole" grep -q 'http://' "$T/tty250"
+fi
 done_testing
