@@ -155,7 +155,7 @@ line_record(const char *line, size_t n, rec_t *r, buf_t *bad, int *oj_bad)
 }
 
 static void
-take_record(hookout_t *o, const char *line, size_t n, const char *url)
+take_record(hookout_t *o, const char *line, size_t n, const char *url, long lineno)
 {
 	while (n && (*line == ' ' || *line == '\t' || *line == '\r'))
 		line++, n--;
@@ -175,7 +175,10 @@ take_record(hookout_t *o, const char *line, size_t n, const char *url)
 	int rc = line_record(text.p, text.len, &r, &bad, &oj_bad);
 	buf_free(&text);
 	if (rc < 0) {
+		/* it looked like a record: say so, never store it */
 		o->garbage++;
+		if (!o->bad_records++)
+			o->first_bad_record = lineno;
 		buf_free(&bad);
 		return;
 	}
@@ -247,7 +250,7 @@ hookout_read(int fd, const char *url, hookout_t *o)
 			}
 			if (nl) {
 				if (!skipping)
-					take_record(o, line.p ? line.p : "", line.len, url);
+					take_record(o, line.p ? line.p : "", line.len, url, lineno);
 				buf_reset(&line);
 				skipping = 0;
 				lineno++;
@@ -256,7 +259,7 @@ hookout_read(int fd, const char *url, hookout_t *o)
 		}
 	}
 	if (!skipping && line.len)
-		take_record(o, line.p, line.len, url);
+		take_record(o, line.p, line.len, url, lineno);
 	buf_free(&line);
 	free(chunk);
 }
@@ -405,6 +408,15 @@ result_verdict(const proc_t *p, int spawn_err, const char *path, const hookout_t
 	}
 	if (o && o->have_ar)
 		note(&v->notes, output_json_note(o));
+	if (o && o->bad_records) {
+		buf_t b = {0};
+		buf_addf(&b, "stdout line %ld begins with { but is not a JSON record (RFC 8259): not recorded",
+		    o->first_bad_record);
+		if (o->bad_records > 1)
+			buf_addf(&b, " (%ld such lines)", o->bad_records);
+		note(&v->notes, buf_cstr(&b));
+		buf_free(&b);
+	}
 	if (o && o->overlong) {
 		buf_t b = {0};
 		buf_addf(&b, "stdout line %ld longer than %d bytes: cut and ignored", o->first_overlong,

@@ -54,6 +54,7 @@ typedef struct {
 	size_t nbins;
 	long overlong, first_overlong;   /* count, first line number */
 	long garbage;
+	long bad_records, first_bad_record;   /* lines that began with { but are no JSON record */
 	buf_t ar_invalid;        /* the ArchiveResult's malformed fields: "a, b" */
 	int ar_oj_invalid;       /* its output_json was malformed */
 } hookout_t;

@@ -24,8 +24,9 @@ hook 16_string "$AR"',"output_json":"plain text"}'
 hook 17_bad_field "$AR"',"output_str":tru,"output_json":{"ok":true}}'
 hook 18_latin1 "$AR"',"output_json":{"t":"caf\0351"}}'
 hook 19_bad_tag '{"type":"Tag","name":"never",}'
+hook 20_broken_line '{"type":"ArchiveResult" "status":"succeeded","output_json":{"a":1}}'
 
-plan 16
+plan 18
 abx-hook -d "$D" "$S" >"$T/out" 2>"$T/err"
 is "$?" 0 "the phase ran"
 ok "every line abx-hook printed is JSON" sh -c "jq -e . '$T/out' >/dev/null"
@@ -46,6 +47,10 @@ is "$(r 17_bad_field '[.output_str, .output_json]')" '["tru",{"ok":true}]' "anot
 is "$(r 17_bad_field .notes)" "\"the ArchiveResult's output_str: not valid JSON, read as text\"" "and noted"
 is "$(r 18_latin1 '[.output_json.t, .notes]')" '["caf�",""]' "bytes that are not UTF-8 become U+FFFD"
 is "$(abx-ls -d "$D" "$S" | jq -r .tags)" "" "a malformed Tag record is ignored"
+is "$(r 20_broken_line .notes | jq -r . | grep -o 'stdout line 1 begins with { but is not a JSON record (RFC 8259): not recorded')" \
+	"stdout line 1 begins with { but is not a JSON record (RFC 8259): not recorded" \
+	"a line that cannot be read as a record is never stored, and the notes say which line"
+is "$(r 20_broken_line '[.status, .output_json]')" '["noresults",null]' "nothing of it is stored: the hook is judged as one that printed no result"
 is "$(abx-ls -d "$D" -k process --jsonl | jq -r 'select(.hook_name=="on_Snapshot__12_trailing_comma") | .notes')" \
 	"output_json was not valid JSON; stored as a string" "the Process record has the note too"
 done_testing
