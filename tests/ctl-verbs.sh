@@ -109,7 +109,7 @@ like "$(cat "$T/stderr")" "error: no record with id" "is reported as an error"
 # schedules: the table shows the URL and expression; run now; edit
 SC=$(abx-add -d "$D" --plugins ok --schedule daily http://127.0.0.1:1/sched | jq -r .id)
 if command -v script >/dev/null 2>&1; then
-	script -qc "abx-ls -d '$D' -k schedule; abx-ls -d '$D' -k crawl -s template" /dev/null >"$T/tty" </dev/null
+	script -qc "stty cols 250; abx-ls -d '$D' -k schedule; abx-ls -d '$D' -k crawl -s template" /dev/null >"$T/tty" </dev/null
 	like "$(cat "$T/tty")" "CrawlSchedule +$SC +queued +[-0-9T:]+ +daily +http://127.0.0.1:1/sched" \
 		"the schedule table shows the cron expression and URL"
 	like "$(cat "$T/tty")" "Crawl +[-0-9a-f]+ +template " "and a template says so"

@@ -22,7 +22,7 @@ is "$(abx-ls -d "$D" -k snapshot --jsonl | jq -r .url)" "http://127.0.0.1:9/%C2%
 on_tty() {
 	_out=$1
 	shift
-	script -qec "$*" /dev/null >"$_out" 2>&1 </dev/null
+	script -qec "stty cols 250; $*" /dev/null >"$_out" 2>&1 </dev/null
 }
 on_tty "$T/ls.out" abx-ls -d "$D" -k snapshot
 like "$(cat "$T/ls.out")" 'http://127\.0\.0\.1:9/%C2%9B2J%C2%9B31m\?q=%1B' "abx-ls's table shows the URL as stored"
