@@ -185,13 +185,17 @@ fetch(const char *curl, const char *ua, const char *url, int fd)
 		close(pfd[0]);
 		return 0;
 	}
+	/* to its end: curl may write the code in pieces */
 	char out[16] = "";
-	ssize_t n = read(pfd[0], out, sizeof out - 1);
+	size_t n = 0;
+	for (ssize_t got; n < sizeof out - 1 &&
+	     ((got = read(pfd[0], out + n, sizeof out - 1 - n)) > 0 || (got < 0 && errno == EINTR));)
+		n += got > 0 ? (size_t)got : 0;
 	close(pfd[0]);
-	int st;
+	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	out[n > 0 ? n : 0] = 0;
+	out[n] = 0;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? atoi(out) : 0;
 }
 
