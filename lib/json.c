@@ -516,3 +516,22 @@ json_fix_utf8(const char *s, size_t n, buf_t *out)
 	buf_add(out, run, p - run);
 	return bad;
 }
+
+void
+recs_add(recs_t *rs, const rec_t *r)
+{
+	if (rs->n == rs->cap) {
+		rs->cap = rs->cap ? rs->cap * 2 : 16;
+		rs->v = xrealloc(rs->v, rs->cap * sizeof(rec_t));
+	}
+	rec_copy(&rs->v[rs->n++], r);
+}
+
+void
+recs_free(recs_t *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		rec_free(&rs->v[i]);
+	free(rs->v);
+	memset(rs, 0, sizeof *rs);
+}

@@ -49,6 +49,14 @@ typedef struct {
 int rec_parse(rec_t *r, const char *text, size_t len);
 void rec_free(rec_t *r);
 void rec_copy(rec_t *dst, const rec_t *src);
+/* A growing array of copied records: recs_add() copies r in, recs_free()
+ * frees them all and zeroes the array. */
+typedef struct {
+	rec_t *v;
+	size_t n, cap;
+} recs_t;
+void recs_add(recs_t *rs, const rec_t *r);
+void recs_free(recs_t *rs);
 
 const char *rec_raw(const rec_t *r, const char *key);    /* NULL if absent */
 char *rec_str(const rec_t *r, const char *key);          /* NULL unless a string */

@@ -18,6 +18,7 @@
 #include "json.h"
 #include "robots.h"
 #include "store.h"
+#include "toolspawn.h"
 
 extern char **environ;
 
@@ -170,16 +171,21 @@ fetch(const char *curl, const char *ua, const char *url, int fd)
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return 0;
+	/* stdio only, every signal at its default: nothing of the tick's */
+	posix_spawnattr_t a;
 	posix_spawn_file_actions_t fa;
+	tool_spawnattr(&a);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, fd, 1);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	char *argv[] = {(char *)curl, "-s", "--max-time", "5", "--max-filesize", "512000", "--proto",
 	    "=http,https", "-A", (char *)ua, "-w", "%{stderr}%{http_code}", "--", (char *)url, NULL};
 	pid_t pid;
-	int rc = posix_spawnp(&pid, curl, &fa, NULL, argv, environ);
+	int rc = posix_spawnp(&pid, curl, &fa, &a, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&a);
 	close(pfd[1]);
 	if (rc != 0) {
 		close(pfd[0]);

@@ -23,38 +23,19 @@
 
 #define CHILD_BUSY_US (10 * 1000000LL)   /* a lease renewal period */
 
+/* collect_result's filter: the results and processes of one snapshot */
 typedef struct {
 	const char *sid;
-	rec_t *v;
-	size_t n, cap;
-} recs_t;
-
-static void
-recs_add(recs_t *rs, const rec_t *r)
-{
-	if (rs->n == rs->cap) {
-		rs->cap = rs->cap ? rs->cap * 2 : 16;
-		rs->v = xrealloc(rs->v, rs->cap * sizeof(rec_t));
-	}
-	rec_copy(&rs->v[rs->n++], r);
-}
-
-static void
-recs_free(recs_t *rs)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		rec_free(&rs->v[i]);
-	free(rs->v);
-	memset(rs, 0, sizeof *rs);
-}
+	recs_t *out;
+} collect_t;
 
 static int
 collect_result(rec_t *r, void *arg)
 {
-	recs_t *rs = arg;
+	collect_t *c = arg;
 	if ((rec_streq(r, "type", "ArchiveResult") || rec_streq(r, "type", "Process")) &&
-	    rec_streq(r, "snapshot_id", rs->sid))
-		recs_add(rs, r);
+	    rec_streq(r, "snapshot_id", c->sid))
+		recs_add(c->out, r);
 	return 0;
 }
 
@@ -166,18 +147,17 @@ static void
 collect_results(store_t *s, const rec_t *snap, const rec_t *given, size_t ngiven, recs_t *rs)
 {
 	char *sid = rec_str(snap, "id"), *cid = rec_str(snap, "crawl_id");
-	rs->sid = sid;
+	collect_t c = {sid, rs};
 	if (given) {
 		for (size_t i = 0; i < ngiven; i++)
-			collect_result((rec_t *)&given[i], rs);
+			collect_result((rec_t *)&given[i], &c);
 	} else if (cid) {
 		char j[128];
 		store_crawl_journal(cid, j, sizeof j);
-		store_each(s, j, sid, collect_result, rs);
+		store_each(s, j, sid, collect_result, &c);
 	}
 	if (rs->n)
 		qsort(rs->v, rs->n, sizeof(rec_t), by_start);
-	rs->sid = NULL;
 	free(sid), free(cid);
 }
 

@@ -17,30 +17,6 @@
 #include "seal.h"
 #include "siteindex.h"
 
-typedef struct {
-	rec_t *v;
-	size_t n, cap;
-} recs_t;
-
-static void
-recs_add(recs_t *rs, const rec_t *r)
-{
-	if (rs->n == rs->cap) {
-		rs->cap = rs->cap ? rs->cap * 2 : 16;
-		rs->v = xrealloc(rs->v, rs->cap * sizeof(rec_t));
-	}
-	rec_copy(&rs->v[rs->n++], r);
-}
-
-static void
-recs_free(recs_t *rs)
-{
-	for (size_t i = 0; i < rs->n; i++)
-		rec_free(&rs->v[i]);
-	free(rs->v);
-	memset(rs, 0, sizeof *rs);
-}
-
 static void site_append(store_t *s, buf_t *b);
 
 /*

@@ -60,6 +60,20 @@ child_env(char *const env[])
 	return e;
 }
 
+void
+tool_spawnattr(posix_spawnattr_t *a)
+{
+	sigset_t none, all;
+	sigemptyset(&none);
+	sigfillset(&all);
+	sigdelset(&all, SIGKILL);
+	sigdelset(&all, SIGSTOP);
+	posix_spawnattr_init(a);
+	posix_spawnattr_setflags(a, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setsigmask(a, &none);
+	posix_spawnattr_setsigdefault(a, &all);
+}
+
 int
 tool_spawn(const char *path, char *const argv[], char *const env[], int out, int lease_fd,
     const char *id, pid_t *pid)
@@ -92,17 +106,9 @@ tool_spawn(const char *path, char *const argv[], char *const env[], int out, int
 	extra[ne] = NULL;
 	char **envp = child_env(extra);
 
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	sigdelset(&all, SIGKILL);
-	sigdelset(&all, SIGSTOP);
 	posix_spawnattr_t a;
 	posix_spawn_file_actions_t fa;
-	posix_spawnattr_init(&a);
-	posix_spawnattr_setflags(&a, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setsigmask(&a, &none);
-	posix_spawnattr_setsigdefault(&a, &all);
+	tool_spawnattr(&a);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, ofd, 1);
 	if (lfd >= 0)

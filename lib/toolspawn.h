@@ -23,11 +23,16 @@
 #ifndef ABX_TOOLSPAWN_H
 #define ABX_TOOLSPAWN_H
 
+#include <spawn.h>
 #include <sys/types.h>
 
 /* The path of tool `name` (malloc'd): beside /proc/self/exe if there, else
  * the bare name (looked up in $PATH when spawned). */
 char *tool_path(const char *name);
+/* Spawn attributes for a clean child: every signal at its default, none
+ * blocked (the caller destroys them).  tool_spawn() uses them; so does any
+ * other program abx starts (curl for robots.txt). */
+void tool_spawnattr(posix_spawnattr_t *a);
 
 /*
  * Spawn path with argv; env: NULL-terminated "K=V" strings that replace or

@@ -159,11 +159,32 @@ def main():
             os.environ.pop("COLUMNS", None)
         os.execvp(a.cmd[0], a.cmd)
     scr = Screen(a.cols, a.rows)
-    rest, first, resized_at, frames, most = "", None, None, 0, 0
-    frame = None
+    st = {"rest": "", "frames": 0, "most": 0, "first": None}
     dec = __import__("codecs").getincrementaldecoder("utf-8")("replace")
+
+    def pump(timeout):
+        """Read what the command wrote within timeout into the screen;
+        False at its end (EOF or EIO), None if nothing came, else True."""
+        if not select.select([fd], [], [], timeout)[0]:
+            return None
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            return False
+        if not data:
+            return False
+        text = st["rest"] + dec.decode(data)
+        st["frames"] += text.count("\x1b[2K")
+        st["rest"] = scr.feed(text)
+        n = scr.progress_rows()
+        st["most"] = max(st["most"], n)
+        if n and st["first"] is None:
+            st["first"] = time.monotonic()
+        return True
+
+    resized_at, frame = None, None
     while True:
-        now = time.monotonic()
+        now, first = time.monotonic(), st["first"]
         if a.resize_to and first is not None and resized_at is None and now - first >= a.resize_after:
             # as a terminal would: what was written before the resize is
             # drawn at the old width.  The command is stopped while its
@@ -171,39 +192,17 @@ def main():
             # width is read as if drawn for the new one (the pty buffers
             # it; a loaded machine reads it late)
             os.kill(pid, signal.SIGSTOP)
-            while select.select([fd], [], [], 0.05)[0]:
-                try:
-                    data = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not data:
-                    break
-                text = rest + dec.decode(data)
-                frames += text.count("\x1b[2K")
-                rest = scr.feed(text)
-                most = max(most, scr.progress_rows())
+            while pump(0.05):
+                pass
             fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", a.rows, a.resize_to, 0, 0))
             scr.resize(a.resize_to)
             resized_at = time.monotonic()
             os.kill(pid, signal.SIGCONT)
         if a.frame_at and first is not None and frame is None and now - first >= a.frame_at:
             frame = [scr.text(r) for r in range(scr.rows) if scr.text(r)]
-        r, _, _ = select.select([fd], [], [], 0.05)
-        if not r:
-            continue
-        try:
-            data = os.read(fd, 65536)
-        except OSError:
+        if pump(0.05) is False:
             break
-        if not data:
-            break
-        text = rest + dec.decode(data)
-        frames += text.count("\x1b[2K")
-        rest = scr.feed(text)
-        n = scr.progress_rows()
-        most = max(most, n)
-        if n and first is None:
-            first = time.monotonic()
+    frames, most = st["frames"], st["most"]
     _, status = os.waitpid(pid, 0)
     wraps = [w for w in scr.wraps if PROGRESS.match(w[1])]
     print("wraps_progress", len(wraps))
