@@ -13,11 +13,12 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 XCFLAGS  = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Ilib \
            -DABX_SHAREDIR='"$(SHAREDIR)"'
+LDFLAGS = -Wl,--as-needed
 LDLIBS  = -larchive -linotifytools -lidn2 -lpsl -lz
-# A sanitizer build lives apart, in build/asan/ (its objects, tools, unit
-# tests and a copy of share/ with its own parse_html_urls helper): make
-# check never leaves an ASan binary in bin/, and switching between make
-# and make check rebuilds neither.
+# A sanitizer build lives apart, in build/asan/: its objects, tools, unit
+# tests, and a copy of share/ with its own hooks built from C (on_*.bin).
+# make check never leaves an ASan binary in bin/ or share/, and switching
+# between make and make check rebuilds neither.
 O       =
 ifeq ($(SANITIZE),1)
 CFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -27,7 +28,11 @@ endif
 TOOLS   = abx-add abx-claim abx-ls abx-ctl abx-hook abx-seal abx-tick
 PROGS   = $(patsubst %.c,$(O)%,$(sort $(wildcard bin/abx-*.c)))
 BENCHES = $(patsubst %.c,%,$(sort $(wildcard bench/*.c)))
-HELPERS = $(patsubst %.c,$(O)%,$(wildcard share/abx/plugins/parse_html_urls/parse_html_urls.c))
+# Hooks written in C (a plugin's <name>.c): built beside it as the hook, on_*.bin
+PLUGDIR = share/abx/plugins
+HOOKBINS = $(O)$(PLUGDIR)/wget/on_Snapshot__06_wget.finite.bg.bin \
+           $(O)$(PLUGDIR)/parse_html_urls/on_Snapshot__75_parse_html_urls.bin
+
 LIBSRC  = $(sort $(wildcard lib/*.c))
 LIBOBJ  = $(patsubst %.c,$(O)%.o,$(LIBSRC))
 LIBA    = $(O)lib/libabx.a
@@ -35,7 +40,7 @@ UNITSRC = $(sort $(wildcard tests/unit/*.c))
 UNITS   = $(patsubst %.c,$(O)%.t,$(UNITSRC))
 MANS    = $(sort $(wildcard man/*.[1-9]))
 
-all: $(LIBA) $(PROGS) $(HELPERS) $(UNITS)
+all: $(LIBA) $(PROGS) $(HOOKBINS) $(UNITS)
 
 # Rebuild a flavour's objects when its flags change.
 $(O)build.flags: FORCE
@@ -51,25 +56,28 @@ $(LIBA): $(LIBOBJ)
 
 $(O)bin/%: bin/%.c $(LIBA) lib/*.h $(O)build.flags
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LDLIBS)
 
 # the tools find their plugins at <exe>/../share: a sanitizer build gets a
 # copy of share/ (refreshed at each make), its helper built into it
 ifneq ($(O),)
 all: $(O)share
 $(O)share: FORCE
-	@mkdir -p $@ && (cd share && tar cf - --exclude=abx/plugins/parse_html_urls/parse_html_urls abx) | (cd $@ && tar xf -)
+	@mkdir -p $@ && (cd share && tar cf - --exclude='*.bin' abx) | (cd $@ && tar xf -)
 endif
 
-$(O)share/abx/plugins/parse_html_urls/parse_html_urls: share/abx/plugins/parse_html_urls/parse_html_urls.c $(LIBA) $(O)build.flags | $(if $(O),$(O)share)
-	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+$(O)$(PLUGDIR)/wget/on_Snapshot__06_wget.finite.bg.bin: $(PLUGDIR)/wget/wget.c $(LIBA) lib/*.h $(O)build.flags | $(if $(O),$(O)share)
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LDLIBS)
+
+$(O)$(PLUGDIR)/parse_html_urls/on_Snapshot__75_parse_html_urls.bin: $(PLUGDIR)/parse_html_urls/parse_html_urls.c $(LIBA) lib/*.h $(O)build.flags | $(if $(O),$(O)share)
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LDLIBS)
 
 bench/%: bench/%.c lib/libabx.a lib/*.h build.flags
-	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< lib/libabx.a $(LDLIBS) -lsqlite3
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< lib/libabx.a $(LDFLAGS) $(LDLIBS) -lsqlite3
 
 $(O)tests/unit/%.t: tests/unit/%.c tests/unit/tap.h $(LIBA) $(O)build.flags
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(XCFLAGS) -Itests/unit -o $@ $< $(LIBA) $(LDLIBS)
+	$(CC) $(CFLAGS) $(XCFLAGS) -Itests/unit -o $@ $< $(LIBA) $(LDFLAGS) $(LDLIBS)
 
 deps:
 	@sh tests/lib/deps.sh
@@ -110,7 +118,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(SHAREDIR)
 
 clean:
-	rm -f $(PROGS) $(HELPERS) $(UNITS) $(BENCHES) lib/*.o lib/libabx.a build.flags tests.log
+	rm -f $(PROGS) $(HOOKBINS) $(UNITS) $(BENCHES) lib/*.o lib/libabx.a build.flags tests.log
 	rm -rf build
 	rm -rf bench/out
 

@@ -19,6 +19,7 @@
 #include "json.h"
 #include "seal.h"
 #include "netzone.h"
+#include "packfmt.h"
 
 /* ------------------------------------------------------------ the map */
 

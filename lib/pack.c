@@ -26,6 +26,7 @@
 #include "err.h"
 #include "exitcodes.h"
 #include "fs.h"
+#include "packfmt.h"
 #include "record.h"
 #include "seal.h"
 #include "wacz.h"
@@ -105,54 +106,6 @@ pack_tree(store_t *s, struct archive *a, int dfd, const char *rel, const char *n
 	return rc;
 }
 
-
-static const struct {
-	const char *suffix;
-	int kind;            /* 0 tar, 1 zip, 2 wacz */
-	int filter;          /* ARCHIVE_FILTER_* for tar */
-} formats[] = {
-	{".wacz", 2, 0},
-	{".tar.gz", 0, ARCHIVE_FILTER_GZIP},
-	{".tgz", 0, ARCHIVE_FILTER_GZIP},
-	{".tar.zst", 0, ARCHIVE_FILTER_ZSTD},
-	{".tar.xz", 0, ARCHIVE_FILTER_XZ},
-	{".tar", 0, ARCHIVE_FILTER_NONE},
-	{".zip", 1, 0},
-};
-#define NFORMATS (sizeof formats / sizeof formats[0])
-
-static int
-format_of(const char *file)
-{
-	size_t a = strlen(file);
-	for (size_t i = 0; i < NFORMATS; i++) {
-		size_t b = strlen(formats[i].suffix);
-		if (a > b && strcmp(file + a - b, formats[i].suffix) == 0 && file[a - b - 1] != '/')
-			return (int)i;
-	}
-	return -1;
-}
-
-int
-pack_parse_formats(const char *v, long long *out)
-{
-	*out = 0;
-	if (!v)
-		return 0;
-	char *list = xstrdup(v);
-	int rc = 0;
-	for (char *save = NULL, *t = strtok_r(list, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-		int ok = 0;
-		for (size_t i = 0; i < NFORMATS; i++)
-			ok |= strcmp(t, formats[i].suffix + 1) == 0;
-		if (!ok)
-			rc = -1;
-		else
-			(*out)++;
-	}
-	free(list);
-	return rc;
-}
 
 /* ------------------------------------------------------------ the file */
 
@@ -294,7 +247,7 @@ pack_dir(store_t *s, struct archive *a, const rec_t *r, const char *dir)
 int
 seal_pack(store_t *s, const char *id, const char *file, int flags)
 {
-	int f = format_of(file);
+	int f = pack_format_of(file);
 	if (f < 0)
 		return SEAL_BADFORMAT;
 	rec_t r;
@@ -318,9 +271,9 @@ seal_pack(store_t *s, const char *id, const char *file, int flags)
 	}
 	struct archive *a = archive_write_new();
 	int ok;
-	if (formats[f].kind == 0) {
+	if (pack_formats[f].kind == PACK_TAR) {
 		ok = archive_write_set_format_pax_restricted(a) == ARCHIVE_OK &&
-		     archive_write_add_filter(a, formats[f].filter) == ARCHIVE_OK;
+		     archive_write_add_filter(a, pack_formats[f].filter) == ARCHIVE_OK;
 	} else {
 		ok = archive_write_set_format_zip(a) == ARCHIVE_OK;
 	}
@@ -329,7 +282,7 @@ seal_pack(store_t *s, const char *id, const char *file, int flags)
 		store_fail(s, EX_CANTCREAT_, 0, "%s: %s", file, archive_error_string(a));
 	} else {
 		int skipped;
-		rc = formats[f].kind == 2 ? wacz_write(s, &r, a, &skipped) : pack_dir(s, a, &r, dir);
+		rc = pack_formats[f].kind == PACK_WACZ ? wacz_write(s, &r, a, &skipped) : pack_dir(s, a, &r, dir);
 		if (archive_write_close(a) != ARCHIVE_OK && rc == 0)
 			rc = store_fail(s, EX_IOERR_, 0, "%s: %s", file, archive_error_string(a));
 	}

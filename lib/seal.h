@@ -60,10 +60,7 @@ int seal_crawl(store_t *s, const char *id, rec_t *out);
  * SEAL_BADFORMAT: an unknown suffix.  SEAL_ERR: s->errmsg says why. */
 #define SEAL_PACK_FORCE 1
 int seal_pack(store_t *s, const char *id, const char *file, int flags);
-/* PACK_ON_SEAL: a list of formats (wacz, tar.gz, tgz, tar.zst, tar.xz,
- * tar, zip) separated by commas or blanks; "" packs nothing.  0 and *out
- * the number of formats, or -1 (conf_check's parser). */
-int pack_parse_formats(const char *v, long long *out);
+/* PACK_ON_SEAL's parser: pack_parse_formats (packfmt.h). */
 /* Pack the sealed crawl into DIR/packs/<crawl-id>.<format> for each format
  * of the list, replacing an older pack; 0, or -1 (s->errmsg). */
 int pack_on_seal(store_t *s, const char *crawl_id, const char *formats);

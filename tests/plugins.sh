@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib/httpd.sh"
 
 PLUG=$SHARE/abx/plugins
-PHU=$PLUG/parse_html_urls/parse_html_urls
+PHU=$PLUG/parse_html_urls/on_Snapshot__75_parse_html_urls.bin
 CTX='{"snapshot_id":"0190b0d0-0000-7000-8000-000000000001","snapshot_depth":0,"plugin":"x","hook_name":"y"}'
 plan 59
 
@@ -41,7 +41,7 @@ done
 is "$bad" "" "every config.json has the schema keys, <PLUGIN>_ENABLED and _TIMEOUT"
 bad=
 for h in "$PLUG"/*/on_*; do
-	basename "$h" | grep -Eq '^on_Snapshot__[0-9]{2}_[a-z_]+(\.finite)?(\.bg)?\.sh$' && [ -x "$h" ] ||
+	basename "$h" | grep -Eq '^on_Snapshot__[0-9]{2}_[a-z_]+(\.finite)?(\.bg)?\.(sh|bin)$' && [ -x "$h" ] ||
 		bad="$bad $h"
 done
 is "$bad" "" "hook names follow the grammar and are executable"
@@ -285,7 +285,7 @@ is "$rc $(result status)" "10 skipped" "TITLE_ENABLED=false skips"
 hook soff wget "ftp://example.com/"
 is "$rc $(result status)" "10 skipped" "a non-http URL is skipped"
 mkdir -p "$T/sterm/wget"
-(cd "$T/sterm/wget" && exec env SNAP_DIR="$T/sterm" TIMEOUT=30 "$PLUG/wget/on_Snapshot__06_wget.finite.bg.sh" \
+(cd "$T/sterm/wget" && exec env SNAP_DIR="$T/sterm" TIMEOUT=30 "$PLUG/wget/on_Snapshot__06_wget.finite.bg.bin" \
 	--url="$BASE/slow?s=20" >"$T/sterm.out" 2>/dev/null) &
 pid=$!
 wait_for 5 grep -q 'slow' "$T/requests.log"

@@ -4,7 +4,7 @@
 # whose base is an http(s) URL becomes a link, <a href="INPUT">, in a page
 # for that base (ASCII punctuation written as character references, so the
 # page's HTML carries the input exactly); the real hook,
-# on_Snapshot__75_parse_html_urls.sh --url=BASE --html=PAGE, must write to
+# on_Snapshot__75_parse_html_urls.bin --url=BASE --html=PAGE, must write to
 # urls.jsonl exactly the http(s) hrefs the suite wants, fragment dropped,
 # the page itself left out, and nothing for an input a browser refuses or
 # that is not http(s).  Inputs with U+0000 or a lone surrogate (which no
@@ -12,7 +12,7 @@
 # shellcheck source-path=SCRIPTDIR source=lib/tap.sh
 . "$(dirname "$0")/lib/tap.sh"
 
-HOOK=$SHARE/abx/plugins/parse_html_urls/on_Snapshot__75_parse_html_urls.sh
+HOOK=$SHARE/abx/plugins/parse_html_urls/on_Snapshot__75_parse_html_urls.bin
 SUITE=$TOP/tests/data/wpt-url/urltestdata.json
 plan 5
 

@@ -19,7 +19,7 @@ cat >"$T/root/page.html" <<EOS
 </body></html>
 EOS
 for f in unspecified loopback localhost; do printf '\211PNG\r\n\032\n' >"$T/root/$f.png"; done
-H=$(ls "$TOP"/share/abx/plugins/wget/on_Snapshot__*)
+H=$(ls "$SHARE"/abx/plugins/wget/on_Snapshot__*)
 
 # wget_hook DIR [VAR=value...]: the wget hook on page.html, cwd DIR/wget
 wget_hook() {
@@ -42,7 +42,7 @@ is "$(fetched)" "localhost loopback unspecified " "every requisite is fetched"
 
 # the dom hook, with the real chromium (which also runs the page's script)
 if command -v chromium >/dev/null 2>&1; then
-	D=$(ls "$TOP"/share/abx/plugins/dom/on_Snapshot__*)
+	D=$(ls "$SHARE"/abx/plugins/dom/on_Snapshot__*)
 	# dom_hook DIR [VAR=value...]: the dom hook on page.html, cwd DIR/dom
 	dom_hook() {
 		_d=$1

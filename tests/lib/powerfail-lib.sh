@@ -54,7 +54,7 @@ if ! curl -sS -f --max-time 20 -D meta/headers.txt -o page.html -- "\$url"; then
 	exit 1
 fi
 printf '%s\n' "\$url" >meta/url.txt
-"$SHARE/abx/plugins/parse_html_urls/parse_html_urls" --url="\$url" --html=page.html >/dev/null
+"$SHARE/abx/plugins/parse_html_urls/on_Snapshot__75_parse_html_urls.bin" --url="\$url" --html=page.html >/dev/null
 echo '{"type":"ArchiveResult","status":"succeeded","output_str":"pf/page.html"}'
 EOF
 	chmod +x "$T/plugins/pf/on_Snapshot__10_pf.sh"

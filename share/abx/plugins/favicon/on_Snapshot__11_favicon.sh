@@ -21,7 +21,7 @@ hook_init FAVICON "$@"
 require_http
 hook_tmpdir
 
-parser="$hook_dir/../parse_html_urls/parse_html_urls"
+parser="$hook_dir/../parse_html_urls/on_Snapshot__75_parse_html_urls.bin"
 base=$url
 icon=
 if base=$(hook_curl --output "$tmp/page" --write-out '%{url_effective}' -- "$url_sp" 2>>"$tmp/err") &&

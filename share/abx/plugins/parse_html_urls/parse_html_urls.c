@@ -1,12 +1,16 @@
 /*
  * parse_html_urls — the outlinks of one archived HTML page.
  *
- *   parse_html_urls --url=URL [--html=FILE]          (the Snapshot hook)
- *   parse_html_urls --icon --url=URL --html=FILE     (print the icon's URL)
- *   parse_html_urls --resolve BASE REF               (print REF resolved)
+ *   on_Snapshot__75_parse_html_urls.bin --url=URL [--html=FILE]   (the hook)
+ *   on_Snapshot__75_parse_html_urls.bin --icon --url=URL --html=FILE
+ *                                            (print the icon's URL: favicon)
+ *   on_Snapshot__75_parse_html_urls.bin --resolve BASE REF
+ *                                            (print REF resolved)
  *
- * on_Snapshot__75_parse_html_urls.sh execs it with the hook's argv; cwd is
- * <snapshot>/parse_html_urls/ and unknown arguments are ignored.
+ * Built from this file as the hook itself (no shell wrapper: on a crawl it
+ * runs once a page, and a wrapper cost a process each time).  As a hook,
+ * cwd is <snapshot>/parse_html_urls/ and unknown arguments are ignored;
+ * PARSE_HTML_URLS_ENABLED false is a "skipped" result, exit 10.
  *
  * 1. The source is FILE if given; else $SNAP_DIR/dom/output.html (the
  *    rendered DOM); else the page the wget hook saved.  That hook holds an
@@ -837,6 +841,18 @@ find_source(const char *url, const char *file, buf_t *html, buf_t *doc)
 
 /* ---- output ---- */
 
+/* ArchiveBox's false strings (hook.sh is_false). */
+static int
+is_false(const char *v)
+{
+	static const char *const no[] = {"false", "False", "FALSE", "0", "no", "No", "NO",
+	                                 "off", "Off", "OFF", ""};
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		if (!strcmp(v, no[i]))
+			return 1;
+	return 0;
+}
+
 static void
 print_result(const char *status, const char *output_str, const char *error)
 {
@@ -920,6 +936,11 @@ main(int argc, char **argv)
 			file = argv[i] + 7;
 		else if (!strcmp(argv[i], "--icon"))
 			icon = 1;
+	}
+	const char *enabled = getenv("PARSE_HTML_URLS_ENABLED");
+	if (!icon && enabled && is_false(enabled)) {
+		print_result("skipped", "PARSE_HTML_URLS_ENABLED is false", NULL);
+		return EXIT_SKIPPED;
 	}
 	if (!url || !*url || (icon && !file)) {
 		fprintf(stderr, "usage: parse_html_urls [--icon] --url=URL [--html=FILE]\n"

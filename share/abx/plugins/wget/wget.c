@@ -1,0 +1,543 @@
+/*
+ * wget.c — the wget hook: the page and its requisites with wget, and a WARC.
+ * Built as on_Snapshot__06_wget.finite.bg.bin beside this file.
+ *
+ *   on_Snapshot__06_wget.finite.bg.bin --url=URL      (cwd = <snapshot>/wget/)
+ *
+ * A hook by ArchiveBox's contract (argv --url=URL, other arguments ignored;
+ * settings in the environment; JSONL on stdout, logs on stderr; exit 0
+ * succeeded, 10 skipped, else failed), in C because on a crawl it runs once
+ * a page and a shell version started seven helper programs around wget
+ * (flock, mktemp, mkdir, date, sed, cat, rm): measured in bench/crawl.sh,
+ * each cost more CPU than wget's own fetch of a small page (man/abx.7
+ * INTERNALS).  This program starts wget and nothing else.
+ *
+ * 1. WGET_ENABLED false: "skipped", exit 10.  No --url, or one beginning
+ *    with "-": "failed".  Not http(s): "skipped".  The timeout is
+ *    WGET_TIMEOUT, else TIMEOUT, else 60 (seconds, a positive integer).
+ * 2. Hold an exclusive flock(2) on the cwd until exit, inherited by wget
+ *    (so it outlives us if we are killed): parse_html_urls and hashes wait
+ *    for a shared one before they read what we wrote.  Held by another:
+ *    "skipped".
+ * 3. Run $WGET_BINARY (default wget, looked up in PATH) with WGET_ARGS (a
+ *    JSON array, else words split at spaces; default: the plugin's
+ *    config.json), then --reject-regex=<zones> (below), WGET_ARGS_EXTRA,
+ *    --timeout=T, --user-agent=USER_AGENT, --no-check-certificate if
+ *    CHECK_SSL_VALIDITY is false, --load-cookies=COOKIES_FILE if that is
+ *    readable, and unless WGET_SAVE_WARC is false (unset is true; the empty
+ *    string is false) --warc-file=warc/<unix time> --warc-cdx (warc/ is
+ *    created); then "--" and the URL.  wget's stdin is /dev/null, its
+ *    stdout our stderr, its stderr (its log) read by us through a pipe and
+ *    copied to our stderr as it comes.
+ *    Zones (abx(7) SECURITY): a requisite whose host is an address literal
+ *    in a private network zone other than the page's own zones and those
+ *    ALLOW_PRIVATE_NETWORKS names, or numeric in a form a browser reads
+ *    but no person writes (2130706433, 0x7f.1, 127.1, [::ffff:a.b.c.d]),
+ *    is rejected by a POSIX ERE (wget lower-cases the host); true allows
+ *    every zone and adds no regex.  WGET_ARGS_EXTRA may replace it.
+ * 4. The page is the first file wget's log says it saved (-nv: "URL:<url>
+ *    [n/n] -> "<path>" [1]"; verbose: "Saving to: '<path>'").  If it is a
+ *    regular file: "succeeded" with output_str wget/<path> (a requisite
+ *    that failed does not fail the page).  Else "failed" with the last log
+ *    line that holds ERROR, failed: or [Uu]nable (its date stripped, e.g.
+ *    "ERROR 404: Not Found."), else "wget exited N".
+ * 5. The ArchiveResult is printed over $EXTRA_CONTEXT's members (when it is
+ *    a JSON object), as ArchiveBox's emit helpers do.
+ * SIGTERM or SIGINT stops wget (SIGTERM), copies the rest of its log, and
+ * still prints a "failed" result: exit 143 or 130.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <poll.h>
+#include <regex.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "err.h"
+#include "json.h"
+#include "netzone.h"
+
+extern char **environ;
+
+enum { EXIT_SKIPPED = 10 };
+
+static const char default_ua[] =
+    "Mozilla/5.0 (compatible; abx/0.1; +https://github.com/ArchiveBox/ArchiveBox)";
+
+static volatile sig_atomic_t got_signal;
+
+static void
+on_signal(int sig)
+{
+	if (!got_signal)
+		got_signal = sig;
+}
+
+/* ---- the result ---- */
+
+static noreturn void
+done(const char *status, const char *output_str, const char *error)
+{
+	rec_t r = {0}, ctx;
+	buf_t line = {0};
+	const char *c = getenv("EXTRA_CONTEXT");
+	if (c && *c && rec_parse(&ctx, c, strlen(c)) == 0) {
+		for (int i = 0; i < ctx.n; i++)
+			if (strcmp(ctx.f[i].key, "type") && strcmp(ctx.f[i].key, "status") &&
+			    strcmp(ctx.f[i].key, "output_str") && strcmp(ctx.f[i].key, "error"))
+				rec_set_raw(&r, ctx.f[i].key, ctx.f[i].val);
+		rec_free(&ctx);
+	}
+	rec_set_str(&r, "type", "ArchiveResult");
+	rec_set_str(&r, "status", status);
+	rec_set_str(&r, "output_str", output_str);
+	if (error && *error)
+		rec_set_str(&r, "error", error);
+	rec_line(&r, &line);
+	buf_addc(&line, '\n');
+	fwrite(line.p, 1, line.len, stdout);
+	fflush(stdout);
+	if (got_signal == SIGTERM)
+		_exit(143);
+	if (got_signal == SIGINT)
+		_exit(130);
+	if (!strcmp(status, "succeeded") || !strcmp(status, "noresults"))
+		exit(0);
+	exit(!strcmp(status, "skipped") ? EXIT_SKIPPED : 1);
+}
+
+static noreturn void
+interrupted(const char *what)
+{
+	char msg[64];
+	snprintf(msg, sizeof msg, "%s by %s", what, got_signal == SIGINT ? "SIGINT" : "SIGTERM");
+	done("failed", msg, NULL);
+}
+
+/* ---- settings ---- */
+
+/* ArchiveBox's false strings (hook.sh is_false). */
+static int
+is_false(const char *v)
+{
+	static const char *const no[] = {"false", "False", "FALSE", "0", "no", "No", "NO",
+	                                 "off", "Off", "OFF", ""};
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		if (!strcmp(v, no[i]))
+			return 1;
+	return 0;
+}
+
+static long
+timeout_seconds(void)
+{
+	const char *keys[] = {"WGET_TIMEOUT", "TIMEOUT"};
+	for (size_t i = 0; i < 2; i++) {
+		const char *v = getenv(keys[i]);
+		if (!v || !*v)
+			continue;
+		if (strspn(v, "0123456789") != strlen(v) || strlen(v) > 9 || atol(v) <= 0)
+			return 60;
+		return atol(v);
+	}
+	return 60;
+}
+
+typedef struct {
+	char **v;
+	size_t n, cap;
+} argv_t;
+
+static void
+arg_add(argv_t *a, char *s)
+{
+	if (a->n + 2 > a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 32;
+		a->v = xrealloc(a->v, a->cap * sizeof *a->v);
+	}
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
+static int
+array_elem(const char *raw, size_t n, void *arg)
+{
+	buf_t s = {0};
+	if (n >= 2 && raw[0] == '"')
+		json_unescape(raw + 1, n - 2, &s);
+	else
+		buf_add(&s, raw, n);   /* a number, true, false, null: as jq's tostring */
+	arg_add(arg, xstrdup(buf_cstr(&s)));
+	buf_free(&s);
+	return 0;
+}
+
+/* A setting of arguments: a JSON array of them, else words split at spaces. */
+static void
+add_words(argv_t *a, const char *v)
+{
+	while (*v == ' ' || *v == '\t' || *v == '\n')
+		v++;
+	if (*v == '[' && json_array_each(v, array_elem, a) == 0)
+		return;
+	char *dup = xstrdup(v), *save = NULL;
+	for (char *t = strtok_r(dup, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		arg_add(a, xstrdup(t));
+	free(dup);
+}
+
+/* properties.KEY.default in the plugin's config.json beside argv0, as JSON
+ * text; NULL if there is none. */
+static char *
+schema_default(const char *argv0, const char *key)
+{
+	const char *slash = strrchr(argv0, '/');
+	char *path = slash ? xasprintf("%.*s/config.json", (int)(slash - argv0), argv0)
+	                   : xstrdup("config.json");
+	buf_t text = {0};
+	char chunk[8192], *out = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	while (fd >= 0 && (n = read(fd, chunk, sizeof chunk)) > 0)
+		buf_add(&text, chunk, n);
+	if (fd >= 0)
+		close(fd);
+	rec_t conf, props, prop;
+	if (text.len && rec_parse(&conf, text.p, text.len) == 0) {
+		const char *p = rec_raw(&conf, "properties");
+		if (p && rec_parse(&props, p, strlen(p)) == 0) {
+			const char *k = rec_raw(&props, key);
+			if (k && rec_parse(&prop, k, strlen(k)) == 0) {
+				const char *d = rec_raw(&prop, "default");
+				if (d && strcmp(d, "null") && strcmp(d, "false"))
+					out = xstrdup(d);
+				rec_free(&prop);
+			}
+			rec_free(&props);
+		}
+		rec_free(&conf);
+	}
+	buf_free(&text);
+	free(path);
+	return out;
+}
+
+/* ---- network zones of requisites ---- */
+
+static const struct {
+	netzone_t zone;
+	const char *re;
+} zone_re[] = {
+	{NZ_LOOPBACK, "127\\.[0-9.]+|localhost|[^/?#@:]*\\.localhost|\\[::1\\]"},
+	{NZ_PRIVATE, "10\\.[0-9.]+|172\\.(1[6-9]|2[0-9]|3[01])\\.[0-9.]+|192\\.168\\.[0-9.]+|\\[fe[c-f][0-9a-f]*:[^]]*\\]"},
+	{NZ_LINKLOCAL, "169\\.254\\.[0-9.]+|\\[fe[89ab][0-9a-f]*:[^]]*\\]"},
+	{NZ_CGNAT, "100\\.(6[4-9]|[7-9][0-9]|1[01][0-9]|12[0-7])\\.[0-9.]+"},
+	{NZ_UNSPECIFIED, "0\\.[0-9.]+|\\[::\\]"},
+	{NZ_MULTICAST, "(22[4-9]|23[0-9])\\.[0-9.]+|\\[ff[0-9a-f]*:[^]]*\\]"},
+	{NZ_UNIQUELOCAL, "\\[f[cd][0-9a-f]*:[^]]*\\]"},
+	{NZ_RESERVED, "(24[0-9]|25[0-5])\\.[0-9.]+"},
+};
+
+/* The regex of the requisites not to fetch, or NULL when every zone is allowed. */
+static char *
+zone_regex(const char *url)
+{
+	const char *allow = getenv("ALLOW_PRIVATE_NETWORKS");
+	unsigned ok = 0;
+	if (allow && *allow && netzone_parse_allow(allow, &ok) < 0)
+		ok = 0;
+	if ((ok & NZ_ALL) == NZ_ALL)
+		return NULL;
+	/* the page's host: after "://", before [/?#\], after the last "@", without the port */
+	const char *h = strstr(url, "://");
+	h = h ? h + 3 : url;
+	size_t n = strcspn(h, "/?#\\");
+	for (size_t i = n; i > 0; i--)
+		if (h[i - 1] == '@') {
+			h += i, n -= i;
+			break;
+		}
+	char host[300];
+	if (n >= sizeof host)
+		n = sizeof host - 1;
+	for (size_t i = 0; i < n; i++)
+		host[i] = (char)(h[i] >= 'A' && h[i] <= 'Z' ? h[i] + 32 : h[i]);
+	host[n] = 0;
+	char *end = host[0] == '[' ? strchr(host, ']') : strchr(host, ':');
+	if (end)
+		end[host[0] == '['] = 0;
+	unsigned own = netzone_host(host, 1);
+	if (!own || (own & (1u << NZ_PUBLIC)))
+		own = 1u << NZ_PUBLIC;
+	ok |= own;
+
+	buf_t re = {0};
+	buf_adds(&re, "^[a-z][a-z0-9+.-]*://([^/?#@]*@)?("
+	              "[0-9]+|[0-9]+\\.[0-9]+|[0-9]+\\.[0-9]+\\.[0-9]+|[0-9.]*0x[0-9a-fx.]*"
+	              "|[0-9.]*\\.0[0-9][0-9.]*|0[0-9][0-9.]*|\\[::ffff:[^]]*\\]");
+	int any = 0;
+	for (size_t i = 0; i < sizeof zone_re / sizeof zone_re[0]; i++)
+		if (!(ok & (1u << zone_re[i].zone))) {
+			buf_addc(&re, '|');
+			buf_adds(&re, zone_re[i].re);
+			any = 1;
+		}
+	buf_adds(&re, ")(:[0-9]*)?([/?#].*)?$");
+	if (!any) {
+		buf_free(&re);
+		return NULL;
+	}
+	return buf_cstr(&re);
+}
+
+/* ---- wget's log ---- */
+
+typedef struct {
+	buf_t line;       /* the line being read */
+	char *page;       /* the first file it saved */
+	char *why;        /* the last line that says why it failed */
+	regex_t nv;       /* -nv: ... -> "<path>" [n] */
+} log_t;
+
+static void
+log_line(log_t *l, char *s)
+{
+	regmatch_t m[2];
+	if (!l->page) {
+		size_t n = strlen(s);
+		if (regexec(&l->nv, s, 2, m, 0) == 0)
+			l->page = xstrndup(s + m[1].rm_so, m[1].rm_eo - m[1].rm_so);
+		else if (!strncmp(s, "Saving to: \xe2\x80\x98", 14) && n >= 17 &&
+		         !strcmp(s + n - 3, "\xe2\x80\x99"))
+			l->page = xstrndup(s + 14, n - 17);   /* a UTF-8 locale's quotes */
+		else if (!strncmp(s, "Saving to: ", 11) && n >= 13)
+			l->page = xstrndup(s + 12, n - 13);
+	}
+	if (strstr(s, "ERROR") || strstr(s, "failed:") || strstr(s, "Unable") || strstr(s, "unable")) {
+		/* "2026-12-01 08:00:00 ERROR 404: Not Found." -> "ERROR 404: Not Found." */
+		char *p = s + strspn(s, "0123456789-");
+		if (*p == ' ') {
+			p += 1 + strspn(p + 1, "0123456789:");
+			if (*p == ' ')
+				s = p + 1;
+		}
+		free(l->why);
+		l->why = xstrdup(s);
+	}
+}
+
+static void
+log_feed(log_t *l, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] != '\n') {
+			if (l->line.len < 65536)
+				buf_addc(&l->line, p[i]);
+			continue;
+		}
+		log_line(l, buf_cstr(&l->line));
+		buf_reset(&l->line);
+	}
+}
+
+static void
+copy_out(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		p += w, n -= (size_t)w;
+	}
+}
+
+/* Read wget's log until it closes it; on a signal, stop wget first. */
+static void
+read_log(int fd, pid_t pid, log_t *l)
+{
+	char chunk[8192];
+	int stopped = 0;
+	for (;;) {
+		if (got_signal && !stopped) {
+			kill(pid, SIGTERM);
+			stopped = 1;
+		}
+		struct pollfd p = {fd, POLLIN, 0};
+		sigset_t none;
+		sigemptyset(&none);
+		if (ppoll(&p, 1, NULL, &none) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		ssize_t n = read(fd, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		copy_out(2, chunk, (size_t)n);
+		log_feed(l, chunk, (size_t)n);
+	}
+	if (l->line.len)
+		log_line(l, buf_cstr(&l->line));
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *url = NULL;
+	err_init(argv[0]);
+	for (int i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "--url=", 6))
+			url = argv[i] + 6;
+		else if (!strcmp(argv[i], "--url") && i + 1 < argc)
+			url = argv[++i];
+	}
+	struct sigaction sa = {0};
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	const char *enabled = getenv("WGET_ENABLED");
+	if (enabled && is_false(enabled))
+		done("skipped", "WGET_ENABLED is false", NULL);
+	if (!url || !*url) {
+		const char *base = strrchr(argv[0], '/');
+		char *usage = xasprintf("usage: %s --url=URL", base ? base + 1 : argv[0]);
+		done("failed", "no --url given", usage);
+	}
+	if (url[0] == '-') {
+		char *bad = xasprintf("bad URL: %s", url);
+		done("failed", bad, "a URL may not begin with -");
+	}
+	if (strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8))
+		done("skipped", "not an http(s) URL", NULL);
+	long timeout = timeout_seconds();
+
+	/* 2. the lock, inherited by wget (no O_CLOEXEC) */
+	int lockfd = open(".", O_RDONLY | O_DIRECTORY);
+	if (lockfd < 0) {
+		char *why = xasprintf("cannot open the current directory: %s", strerror(errno));
+		done("failed", why, why);
+	}
+	if (flock(lockfd, LOCK_EX | LOCK_NB) < 0) {
+		char cwd[PATH_MAX];
+		char *why = xasprintf("another hook is writing %s", getcwd(cwd, sizeof cwd) ? cwd : ".");
+		done("skipped", why, NULL);
+	}
+
+	/* 3. the command */
+	argv_t a = {0};
+	const char *bin = getenv("WGET_BINARY");
+	if (!bin || !*bin)
+		bin = "wget";
+	arg_add(&a, xstrdup(bin));
+	const char *args = getenv("WGET_ARGS");
+	char *def = NULL;
+	if (!args || !*args)
+		args = def = schema_default(argv[0], "WGET_ARGS");
+	if (args)
+		add_words(&a, args);
+	char *re = zone_regex(url);
+	if (re)
+		arg_add(&a, xasprintf("--reject-regex=%s", re));
+	const char *extra = getenv("WGET_ARGS_EXTRA");
+	add_words(&a, extra && *extra ? extra : "[]");
+	arg_add(&a, xasprintf("--timeout=%ld", timeout));
+	const char *ua = getenv("USER_AGENT");
+	arg_add(&a, xasprintf("--user-agent=%s", ua && *ua ? ua : default_ua));
+	const char *ssl = getenv("CHECK_SSL_VALIDITY");
+	if (ssl && is_false(ssl))
+		arg_add(&a, xstrdup("--no-check-certificate"));
+	const char *cookies = getenv("COOKIES_FILE");
+	if (cookies && *cookies && access(cookies, R_OK) == 0)
+		arg_add(&a, xasprintf("--load-cookies=%s", cookies));
+	const char *warc = getenv("WGET_SAVE_WARC");
+	if (!warc || !is_false(warc)) {
+		if (mkdir("warc", 0777) < 0 && errno != EEXIST) {
+			char cwd[PATH_MAX];
+			char *why = xasprintf("cannot create %s/warc: %s",
+			                      getcwd(cwd, sizeof cwd) ? cwd : ".", strerror(errno));
+			done("failed", why, why);
+		}
+		arg_add(&a, xasprintf("--warc-file=warc/%lld", (long long)time(NULL)));
+		arg_add(&a, xstrdup("--warc-cdx"));
+	}
+	arg_add(&a, xstrdup("--"));
+	arg_add(&a, xstrdup(url));
+	/* SIGTERM and SIGINT are blocked but for ppoll in read_log: one that
+	 * comes before wget starts or between two reads is not missed */
+	sigset_t none, stop;
+	sigemptyset(&none);
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	if (got_signal)
+		interrupted("interrupted");
+
+	/* wget: stdin /dev/null, stdout our stderr, stderr the pipe */
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		char *why = xasprintf("cannot make a pipe: %s", strerror(errno));
+		done("failed", why, why);
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, 2, 1);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+	posix_spawnattr_init(&at);
+	sigset_t dfl = stop;
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &dfl);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	pid_t pid;
+	int e = posix_spawnp(&pid, bin, &fa, &at, a.v, environ);
+	close(pfd[1]);
+	if (e) {
+		close(pfd[0]);
+		char *why = xasprintf("unable to run %s: %s", bin, strerror(e));
+		fprintf(stderr, "%s\n", why);
+		done("failed", why, why);
+	}
+
+	log_t l = {0};
+	if (regcomp(&l.nv, " -> \"(.*)\" \\[[0-9]*\\]$", REG_EXTENDED) != 0)
+		die(1, "cannot compile a regex");
+	read_log(pfd[0], pid, &l);
+	close(pfd[0]);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (got_signal)
+		interrupted("wget interrupted");
+
+	/* 4. the verdict */
+	struct stat sb;
+	if (l.page && *l.page && stat(l.page, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		char *out = xasprintf("wget/%s", l.page);
+		done("succeeded", out, NULL);
+	}
+	char *why = l.why ? l.why : xasprintf("wget exited %d", rc);
+	done("failed", why, why);
+}
