@@ -1,0 +1,78 @@
+#!/bin/sh
+# hooks-c.sh — the hooks built from C (wget, parse_html_urls: on_*.bin) start
+# no program but the fetcher: they work with an empty PATH; a fetcher that
+# cannot be run is named in the result; their ENABLED settings; a kill -9 of
+# the wget hook alone leaves no lock once wget has gone; two wget hooks on
+# one directory: one runs, the other is skipped.
+# shellcheck source-path=SCRIPTDIR source=lib/tap.sh
+. "$(dirname "$0")/lib/tap.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/httpd.sh
+. "$(dirname "$0")/lib/httpd.sh"
+
+PLUG=$SHARE/abx/plugins
+WH=$PLUG/wget/on_Snapshot__06_wget.finite.bg.bin
+PH=$PLUG/parse_html_urls/on_Snapshot__75_parse_html_urls.bin
+WGET=$(command -v wget)
+plan 17
+
+httpd_start --log "$T/requests.log" || exit 1
+
+# run DIR HOOK [VAR=value...]: HOOK with cwd DIR (made), stdout in $T/out,
+# its exit code in $rc, PATH empty unless the caller sets one
+run() {
+	_d=$1 _h=$2
+	shift 2
+	mkdir -p "$_d"
+	(cd "$_d" && exec env PATH=/nonexistent TIMEOUT=30 WGET_BINARY="$WGET" "$@" "$_h" \
+		--url="$BASE/site/" >"$T/out" 2>"$T/err")
+	rc=$?
+}
+field() { jq -r "select(.type == \"ArchiveResult\") | .$1" "$T/out"; }
+
+run "$T/a/wget" "$WH"
+is "$rc/$(field status)" "0/succeeded" "wget hook with an empty PATH: succeeded (it starts wget and nothing else)"
+is "$(field output_str)" "wget/127.0.0.1+$HTTPD_PORT/site/index.html" "and names the page it saved"
+ok "the WARC and its CDX are written" test -s "$(ls "$T"/a/wget/warc/*.warc.gz)" -a -s "$(ls "$T"/a/wget/warc/*.cdx)"
+like "$(cat "$T/err")" "URL:$BASE/site/ " "wget's log reaches the hook's stderr"
+
+run "$T/a/parse_html_urls" "$PH" SNAP_DIR="$T/a"
+is "$rc/$(field status)" "0/succeeded" "parse_html_urls with an empty PATH: succeeded"
+ok "and wrote urls.jsonl" test -s "$T/a/parse_html_urls/urls.jsonl"
+
+run "$T/b/wget" "$WH" WGET_BINARY=/nonexistent/wget
+is "$rc/$(field status)" "1/failed" "a WGET_BINARY that cannot be run: failed"
+is "$(field error)" "unable to run /nonexistent/wget: No such file or directory" "and the error names it and why"
+
+run "$T/c/wget" "$WH" WGET_ENABLED=false
+is "$rc/$(field status)/$(field output_str)" "10/skipped/WGET_ENABLED is false" "WGET_ENABLED=false: skipped"
+run "$T/c/parse_html_urls" "$PH" PARSE_HTML_URLS_ENABLED=no
+is "$rc/$(field status)/$(field output_str)" "10/skipped/PARSE_HTML_URLS_ENABLED is false" \
+	"PARSE_HTML_URLS_ENABLED=no: skipped"
+
+run "$T/d/wget" "$WH" WGET_ARGS='["--no-verbose","--tries=1"]' WGET_SAVE_WARC=
+is "$rc/$(field status)" "0/succeeded" "WGET_ARGS as a JSON array; WGET_SAVE_WARC empty"
+ok "the empty WGET_SAVE_WARC is false: no WARC" test ! -e "$T/d/wget/warc"
+
+# two hooks on one directory: the second finds the lock taken
+mkdir -p "$T/e/wget"
+(cd "$T/e/wget" && exec env TIMEOUT=30 "$WH" --url="$BASE/slow?s=3" >"$T/e.out" 2>/dev/null) &
+first=$!
+wait_for 5 grep -q 'slow' "$T/requests.log"
+(cd "$T/e/wget" && exec env TIMEOUT=30 "$WH" --url="$BASE/site/" >"$T/e2.out" 2>/dev/null)
+is "$?/$(jq -r .status "$T/e2.out")" "10/skipped" "a second wget hook on a directory being written is skipped"
+wait "$first"
+is "$?/$(jq -r .status "$T/e.out")" "0/succeeded" "while the first one finishes"
+
+# kill -9 of the hook alone: wget keeps the lock while it runs, then it is free
+mkdir -p "$T/f/wget"
+: >"$T/requests.log"
+(cd "$T/f/wget" && exec env TIMEOUT=30 "$WH" --url="$BASE/slow?s=2" >/dev/null 2>&1) &
+hk=$!
+wait_for 5 grep -q 'slow' "$T/requests.log"
+kill -KILL "$hk"
+wait "$hk" 2>/dev/null
+held() { ! flock -n "$T/f/wget" true; }
+ok "after kill -9 of the hook, the wget it started still holds the directory's lock" held
+free() { flock -n "$T/f/wget" true; }
+ok "and once wget has ended the lock is free" wait_for 15 free
+ok "no wget is left behind" wait_for 15 sh -c "! pgrep -f 'slow[?]s=2' >/dev/null"
