@@ -1,7 +1,8 @@
 /*
  * cputime — run the program named by $ABX_BENCH_REAL with our arguments
  * and append "CPU_US NAME" to $ABX_BENCH_CPU_LOG: the user + system time
- * of it and its waited-for children (wait4).  bench/crawl.sh puts it in
+ * of it and its waited-for children (wait4), plus our own (so that the
+ * measuring process is not counted as abx's).  bench/crawl.sh puts it in
  * place of the fetcher (WGET_BINARY) to tell the fetcher's CPU from
  * abx's.  Signals it gets are passed on; its exit status is the
  * program's (128 + signal if killed).
@@ -53,8 +54,12 @@ main(int argc, char **argv)
 		if (errno != EINTR)
 			return 127;
 	if (log) {
+		struct rusage self;
+		getrusage(RUSAGE_SELF, &self);
 		long long us = (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
-		               ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+		               ru.ru_utime.tv_usec + ru.ru_stime.tv_usec +
+		               (long long)(self.ru_utime.tv_sec + self.ru_stime.tv_sec) * 1000000 +
+		               self.ru_utime.tv_usec + self.ru_stime.tv_usec;
 		char line[128];
 		int n = snprintf(line, sizeof line, "%lld %s\n", us, real);
 		int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);

@@ -182,6 +182,31 @@ print("%.3f" % (busy / (float(sys.argv[1]) * float(sys.argv[2]))))' "$3" "$(elap
 	echo "$2 $fcpu $occ" >>"$tmp/res3"
 }
 
+# proc_cost NAME CMD...: the CPU of one run of CMD doing nothing (skipped,
+# or --version), in ms, over 100 runs one at a time: what a process costs
+# here, the floor under abx's share of a page
+proc_cost() {
+	_n=$1
+	shift
+	cpu
+	_c0=$cpuv
+	_i=0
+	while [ "$_i" -lt 100 ]; do
+		"$@" >/dev/null 2>&1 </dev/null
+		_i=$((_i + 1))
+	done
+	cpu
+	_ms=$(awk -v a="$_c0" -v b="$cpuv" 'BEGIN { printf "%.1f", (b - a) * 10 }')
+	floor_ms=$(awk -v f="${floor_ms:-0}" -v m="$_ms" 'BEGIN { print f + m }')
+	floor_text="${floor_text:+$floor_text, }$_n $_ms ms"
+}
+plug=$tmp/tree/share/abx/plugins
+export WGET_ENABLED=false PARSE_HTML_URLS_ENABLED=false
+proc_cost abx-hook "$bin/abx-hook" --version
+proc_cost "the wget hook" "$plug/wget/on_Snapshot__06_wget.finite.bg.bin"
+proc_cost parse_html_urls "$plug/parse_html_urls/on_Snapshot__75_parse_html_urls.bin"
+unset WGET_ENABLED PARSE_HTML_URLS_ENABLED
+
 plugins=wget,parse_html_urls
 wget2=$(command -v wget2 2>/dev/null)
 echo "crawl: $pages-page site (tests/httpd.py --root, $latency ms per response), start $url, depth $depth; $rounds rounds"
@@ -227,6 +252,7 @@ report() {
 	fi
 }
 echo "crawl: wget -r: $pw pages, $rw requests, CPU $(printf %.1f "$cw") ms per page"
+echo "crawl: a process that does nothing costs here (CPU, one at a time): $floor_text; the three abx runs a page: $floor_ms ms, more when the CPUs are shared"
 report abx4 "abx-tick --plugins $plugins, 4 slots (default)" target
 for c in $slots; do
 	[ "$c" = 4 ] || report "abx$c" "abx-tick --plugins $plugins, $c slots"

@@ -78,6 +78,38 @@ static const char default_ua[] =
 
 static volatile sig_atomic_t got_signal;
 
+/* What main builds, freed by done() before exit (so that a leak checker
+ * finds nothing left), and a message's buffer. */
+typedef struct {
+	char **v;
+	size_t n, cap;
+} argv_t;
+
+typedef struct {
+	buf_t line;       /* the line being read */
+	char *page;       /* the first file it saved */
+	char *why;        /* the last line that says why it failed */
+	regex_t nv;       /* -nv: ... -> "<path>" [n] */
+	int compiled;
+} log_t;
+
+static argv_t cmd;
+static log_t wlog;
+static char msg[PATH_MAX + 512], msg2[PATH_MAX + 512];
+
+static void
+release(void)
+{
+	for (size_t i = 0; i < cmd.n; i++)
+		free(cmd.v[i]);
+	free(cmd.v);
+	buf_free(&wlog.line);
+	free(wlog.page);
+	free(wlog.why);
+	if (wlog.compiled)
+		regfree(&wlog.nv);
+}
+
 static void
 on_signal(int sig)
 {
@@ -109,6 +141,9 @@ done(const char *status, const char *output_str, const char *error)
 	buf_addc(&line, '\n');
 	fwrite(line.p, 1, line.len, stdout);
 	fflush(stdout);
+	buf_free(&line);
+	rec_free(&r);
+	release();
 	if (got_signal == SIGTERM)
 		_exit(143);
 	if (got_signal == SIGINT)
@@ -121,7 +156,6 @@ done(const char *status, const char *output_str, const char *error)
 static noreturn void
 interrupted(const char *what)
 {
-	char msg[64];
 	snprintf(msg, sizeof msg, "%s by %s", what, got_signal == SIGINT ? "SIGINT" : "SIGTERM");
 	done("failed", msg, NULL);
 }
@@ -154,11 +188,6 @@ timeout_seconds(void)
 	}
 	return 60;
 }
-
-typedef struct {
-	char **v;
-	size_t n, cap;
-} argv_t;
 
 static void
 arg_add(argv_t *a, char *s)
@@ -304,13 +333,6 @@ zone_regex(const char *url)
 
 /* ---- wget's log ---- */
 
-typedef struct {
-	buf_t line;       /* the line being read */
-	char *page;       /* the first file it saved */
-	char *why;        /* the last line that says why it failed */
-	regex_t nv;       /* -nv: ... -> "<path>" [n] */
-} log_t;
-
 static void
 log_line(log_t *l, char *s)
 {
@@ -419,12 +441,12 @@ main(int argc, char **argv)
 		done("skipped", "WGET_ENABLED is false", NULL);
 	if (!url || !*url) {
 		const char *base = strrchr(argv[0], '/');
-		char *usage = xasprintf("usage: %s --url=URL", base ? base + 1 : argv[0]);
-		done("failed", "no --url given", usage);
+		snprintf(msg, sizeof msg, "usage: %s --url=URL", base ? base + 1 : argv[0]);
+		done("failed", "no --url given", msg);
 	}
 	if (url[0] == '-') {
-		char *bad = xasprintf("bad URL: %s", url);
-		done("failed", bad, "a URL may not begin with -");
+		snprintf(msg, sizeof msg, "bad URL: %s", url);
+		done("failed", msg, "a URL may not begin with -");
 	}
 	if (strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8))
 		done("skipped", "not an http(s) URL", NULL);
@@ -433,54 +455,56 @@ main(int argc, char **argv)
 	/* 2. the lock, inherited by wget (no O_CLOEXEC) */
 	int lockfd = open(".", O_RDONLY | O_DIRECTORY);
 	if (lockfd < 0) {
-		char *why = xasprintf("cannot open the current directory: %s", strerror(errno));
-		done("failed", why, why);
+		snprintf(msg, sizeof msg, "cannot open the current directory: %s", strerror(errno));
+		done("failed", msg, msg);
 	}
 	if (flock(lockfd, LOCK_EX | LOCK_NB) < 0) {
 		char cwd[PATH_MAX];
-		char *why = xasprintf("another hook is writing %s", getcwd(cwd, sizeof cwd) ? cwd : ".");
-		done("skipped", why, NULL);
+		snprintf(msg, sizeof msg, "another hook is writing %s", getcwd(cwd, sizeof cwd) ? cwd : ".");
+		done("skipped", msg, NULL);
 	}
 
 	/* 3. the command */
-	argv_t a = {0};
 	const char *bin = getenv("WGET_BINARY");
 	if (!bin || !*bin)
 		bin = "wget";
-	arg_add(&a, xstrdup(bin));
+	arg_add(&cmd, xstrdup(bin));
 	const char *args = getenv("WGET_ARGS");
 	char *def = NULL;
 	if (!args || !*args)
 		args = def = schema_default(argv[0], "WGET_ARGS");
 	if (args)
-		add_words(&a, args);
+		add_words(&cmd, args);
+	free(def);
 	char *re = zone_regex(url);
 	if (re)
-		arg_add(&a, xasprintf("--reject-regex=%s", re));
+		arg_add(&cmd, xasprintf("--reject-regex=%s", re));
+	free(re);
 	const char *extra = getenv("WGET_ARGS_EXTRA");
-	add_words(&a, extra && *extra ? extra : "[]");
-	arg_add(&a, xasprintf("--timeout=%ld", timeout));
+	add_words(&cmd, extra && *extra ? extra : "[]");
+	arg_add(&cmd, xasprintf("--timeout=%ld", timeout));
 	const char *ua = getenv("USER_AGENT");
-	arg_add(&a, xasprintf("--user-agent=%s", ua && *ua ? ua : default_ua));
+	arg_add(&cmd, xasprintf("--user-agent=%s", ua && *ua ? ua : default_ua));
 	const char *ssl = getenv("CHECK_SSL_VALIDITY");
 	if (ssl && is_false(ssl))
-		arg_add(&a, xstrdup("--no-check-certificate"));
+		arg_add(&cmd, xstrdup("--no-check-certificate"));
 	const char *cookies = getenv("COOKIES_FILE");
 	if (cookies && *cookies && access(cookies, R_OK) == 0)
-		arg_add(&a, xasprintf("--load-cookies=%s", cookies));
+		arg_add(&cmd, xasprintf("--load-cookies=%s", cookies));
 	const char *warc = getenv("WGET_SAVE_WARC");
 	if (!warc || !is_false(warc)) {
 		if (mkdir("warc", 0777) < 0 && errno != EEXIST) {
 			char cwd[PATH_MAX];
-			char *why = xasprintf("cannot create %s/warc: %s",
-			                      getcwd(cwd, sizeof cwd) ? cwd : ".", strerror(errno));
-			done("failed", why, why);
+			int e = errno;
+			snprintf(msg, sizeof msg, "cannot create %s/warc: %s",
+			         getcwd(cwd, sizeof cwd) ? cwd : ".", strerror(e));
+			done("failed", msg, msg);
 		}
-		arg_add(&a, xasprintf("--warc-file=warc/%lld", (long long)time(NULL)));
-		arg_add(&a, xstrdup("--warc-cdx"));
+		arg_add(&cmd, xasprintf("--warc-file=warc/%lld", (long long)time(NULL)));
+		arg_add(&cmd, xstrdup("--warc-cdx"));
 	}
-	arg_add(&a, xstrdup("--"));
-	arg_add(&a, xstrdup(url));
+	arg_add(&cmd, xstrdup("--"));
+	arg_add(&cmd, xstrdup(url));
 	/* SIGTERM and SIGINT are blocked but for ppoll in read_log: one that
 	 * comes before wget starts or between two reads is not missed */
 	sigset_t none, stop;
@@ -495,8 +519,8 @@ main(int argc, char **argv)
 	/* wget: stdin /dev/null, stdout our stderr, stderr the pipe */
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		char *why = xasprintf("cannot make a pipe: %s", strerror(errno));
-		done("failed", why, why);
+		snprintf(msg, sizeof msg, "cannot make a pipe: %s", strerror(errno));
+		done("failed", msg, msg);
 	}
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -511,19 +535,21 @@ main(int argc, char **argv)
 	posix_spawnattr_setsigdefault(&at, &dfl);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	pid_t pid;
-	int e = posix_spawnp(&pid, bin, &fa, &at, a.v, environ);
+	int e = posix_spawnp(&pid, bin, &fa, &at, cmd.v, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
 	close(pfd[1]);
 	if (e) {
 		close(pfd[0]);
-		char *why = xasprintf("unable to run %s: %s", bin, strerror(e));
-		fprintf(stderr, "%s\n", why);
-		done("failed", why, why);
+		snprintf(msg, sizeof msg, "unable to run %s: %s", bin, strerror(e));
+		fprintf(stderr, "%s\n", msg);
+		done("failed", msg, msg);
 	}
 
-	log_t l = {0};
-	if (regcomp(&l.nv, " -> \"(.*)\" \\[[0-9]*\\]$", REG_EXTENDED) != 0)
+	if (regcomp(&wlog.nv, " -> \"(.*)\" \\[[0-9]*\\]$", REG_EXTENDED) != 0)
 		die(1, "cannot compile a regex");
-	read_log(pfd[0], pid, &l);
+	wlog.compiled = 1;
+	read_log(pfd[0], pid, &wlog);
 	close(pfd[0]);
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -534,10 +560,11 @@ main(int argc, char **argv)
 
 	/* 4. the verdict */
 	struct stat sb;
-	if (l.page && *l.page && stat(l.page, &sb) == 0 && S_ISREG(sb.st_mode)) {
-		char *out = xasprintf("wget/%s", l.page);
-		done("succeeded", out, NULL);
+	if (wlog.page && *wlog.page && stat(wlog.page, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		snprintf(msg, sizeof msg, "wget/%s", wlog.page);
+		done("succeeded", msg, NULL);
 	}
-	char *why = l.why ? l.why : xasprintf("wget exited %d", rc);
-	done("failed", why, why);
+	snprintf(msg, sizeof msg, "wget exited %d", rc);
+	snprintf(msg2, sizeof msg2, "%s", wlog.why ? wlog.why : msg);
+	done("failed", msg2, msg2);
 }
