@@ -226,8 +226,11 @@ wait_for_dirs() {
 	for _d in "$@"; do
 		_left=$(( _end - $(date +%s) ))
 		[ "$_left" -gt 0 ] || _left=0
-		flock -s -w "$_left" "$_d" true 2>/dev/null ||
+		# on a descriptor: flock(1) starts no command of its own
+		if ! { command exec 8<"$_d" && flock -s -w "$_left" 8; } 2>/dev/null; then
 			echo "still being written, read as it is: $_d" >&2
+		fi
+		exec 8<&-
 	done
 }
 
