@@ -13,7 +13,7 @@ PLUG=$SHARE/abx/plugins
 WH=$PLUG/wget/on_Snapshot__06_wget.finite.bg.bin
 PH=$PLUG/parse_html_urls/on_Snapshot__75_parse_html_urls.bin
 WGET=$(command -v wget)
-plan 17
+plan 19
 
 httpd_start --log "$T/requests.log" || exit 1
 
@@ -76,3 +76,17 @@ ok "after kill -9 of the hook, the wget it started still holds the directory's l
 free() { flock -n "$T/f/wget" true; }
 ok "and once wget has ended the lock is free" wait_for 15 free
 ok "no wget is left behind" wait_for 15 sh -c "! pgrep -f 'slow[?]s=2' >/dev/null"
+
+# parse_html_urls waits for the wget hook's lock, up to 80% of its timeout
+mkdir -p "$T/g/wget/127.0.0.1+$HTTPD_PORT/site" "$T/g/parse_html_urls"
+curl -s "$BASE/site/" >"$T/g/wget/127.0.0.1+$HTTPD_PORT/site/index.html"
+flock -x "$T/g/wget" sleep 4 &
+holder=$!
+wait_for 5 sh -c "! flock -n '$T/g/wget' true"
+s0=$(date +%s)
+(cd "$T/g/parse_html_urls" && exec env SNAP_DIR="$T/g" TIMEOUT=2 "$PH" --url="$BASE/site/" >"$T/out" 2>"$T/err")
+s1=$(date +%s)
+is "$(field status)" succeeded "parse_html_urls reads a page still locked once 80% of its timeout has passed"
+ok "and says so, after about 1.6 s ($((s1 - s0)) s), not at the holder's end" \
+	sh -c "grep -q 'still being written' '$T/err' && [ $((s1 - s0)) -lt 4 ]"
+wait "$holder"
