@@ -59,7 +59,7 @@ $(O)bin/%: bin/%.c $(LIBA) lib/*.h $(O)build.flags
 	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LDLIBS)
 
 # the tools find their plugins at <exe>/../share: a sanitizer build gets a
-# copy of share/ (refreshed at each make), its helper built into it
+# copy of share/ (refreshed at each make), its C hooks built into it
 ifneq ($(O),)
 all: $(O)share
 $(O)share: FORCE

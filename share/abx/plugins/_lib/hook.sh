@@ -211,16 +211,9 @@ hook_default() {
 	jq -c --arg k "$1" '.properties[$k].default // empty' "$hook_dir/config.json" 2>/dev/null
 }
 
-# hook_lock_cwd: hold an exclusive flock on the plugin dir until the hook
-# exits (fd 9, inherited by its children).  Hooks that read this plugin's
-# output (parse_html_urls, hashes) wait for a shared lock on the same dir.
-hook_lock_cwd() {
-	exec 9<.
-	flock -n -x 9 || hook_done skipped "another hook is writing $(pwd)"
-}
-
 # wait_for_dirs DIR...: wait (up to 80% of the timeout in all) until no hook
-# holds the lock of hook_lock_cwd on any DIR.
+# holds an exclusive flock on any DIR (the wget hook holds one on its own
+# directory while it runs: wget.c).
 wait_for_dirs() {
 	_end=$(( $(date +%s) + timeout * 8 / 10 ))
 	for _d in "$@"; do
@@ -332,10 +325,10 @@ _hook_addr_zone() {
 	0.*) echo unspecified ;;
 	22[4-9].* | 23[0-9].*) echo multicast ;;
 	24[0-9].* | 25[0-5].*) echo reserved ;;
+	::ffff:*.*.*.*) _hook_addr_zone "${1#::ffff:}" ;;   # before *.*.*.*, which it also matches
 	*.*.*.*) echo public ;;
 	::1) echo loopback ;;
 	::) echo unspecified ;;
-	::ffff:*.*.*.*) _hook_addr_zone "${1#::ffff:}" ;;
 	[Ff][CcDd]*:*) echo uniquelocal ;;
 	[Ff][Ee][89AaBb]*:*) echo linklocal ;;
 	[Ff][Ee][C-Fc-f]*:*) echo private ;;
@@ -367,31 +360,6 @@ hook_zones_denied() {
 		*) hook_zones_denied="$hook_zones_denied $_hz" ;;
 		esac
 	done
-}
-
-# hook_zone_regex: $hook_zone_regex = a POSIX ERE matching the URLs whose
-# host is a literal in a zone of hook_zones_denied, or numeric in a form a
-# browser reads but no person writes (2130706433, 0x7f.1, 127.1,
-# [::ffff:a.b.c.d]); empty when every zone is allowed.  For wget's
-# --reject-regex (wget lower-cases the host).
-hook_zone_regex() {
-	hook_zones_denied
-	hook_zone_regex=
-	[ -n "$hook_zones_denied" ] || return 0
-	_hzre='[0-9]+|[0-9]+\.[0-9]+|[0-9]+\.[0-9]+\.[0-9]+|[0-9.]*0x[0-9a-fx.]*|[0-9.]*\.0[0-9][0-9.]*|0[0-9][0-9.]*|\[::ffff:[^]]*\]'
-	for _hz in $hook_zones_denied; do
-		case $_hz in
-		loopback) _hzre="$_hzre|127\.[0-9.]+|localhost|[^/?#@:]*\.localhost|\[::1\]" ;;
-		private) _hzre="$_hzre|10\.[0-9.]+|172\.(1[6-9]|2[0-9]|3[01])\.[0-9.]+|192\.168\.[0-9.]+|\[fe[c-f][0-9a-f]*:[^]]*\]" ;;
-		linklocal) _hzre="$_hzre|169\.254\.[0-9.]+|\[fe[89ab][0-9a-f]*:[^]]*\]" ;;
-		cgnat) _hzre="$_hzre|100\.(6[4-9]|[7-9][0-9]|1[01][0-9]|12[0-7])\.[0-9.]+" ;;
-		unspecified) _hzre="$_hzre|0\.[0-9.]+|\[::\]" ;;
-		multicast) _hzre="$_hzre|(22[4-9]|23[0-9])\.[0-9.]+|\[ff[0-9a-f]*:[^]]*\]" ;;
-		uniquelocal) _hzre="$_hzre|\[f[cd][0-9a-f]*:[^]]*\]" ;;
-		reserved) _hzre="$_hzre|(24[0-9]|25[0-5])\.[0-9.]+" ;;
-		esac
-	done
-	hook_zone_regex="^[a-z][a-z0-9+.-]*://([^/?#@]*@)?($_hzre)(:[0-9]*)?([/?#].*)?\$"
 }
 
 # hook_zone_rules: $hook_zone_rules = chromium's --host-resolver-rules that
