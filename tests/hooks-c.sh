@@ -13,7 +13,7 @@ PLUG=$SHARE/abx/plugins
 WH=$PLUG/wget/on_Snapshot__06_wget.finite.bg.bin
 PH=$PLUG/parse_html_urls/on_Snapshot__75_parse_html_urls.bin
 WGET=$(command -v wget)
-plan 19
+plan 20
 
 httpd_start --log "$T/requests.log" || exit 1
 
@@ -38,6 +38,12 @@ like "$(cat "$T/err")" "URL:$BASE/site/ " "wget's log reaches the hook's stderr"
 run "$T/a/parse_html_urls" "$PH" SNAP_DIR="$T/a"
 is "$rc/$(field status)" "0/succeeded" "parse_html_urls with an empty PATH: succeeded"
 ok "and wrote urls.jsonl" test -s "$T/a/parse_html_urls/urls.jsonl"
+
+mkdir -p "$T/p/wget"
+(cd "$T/p/wget" && exec env PATH="$PLUG/wget:$PATH" TIMEOUT=30 on_Snapshot__06_wget.finite.bg.bin \
+	--url="$BASE/site/" >"$T/out" 2>"$T/err")
+is "$(field output_str)" "wget/127.0.0.1+$HTTPD_PORT/site/index.html" \
+	"started by name from PATH, the hook still finds config.json's WGET_ARGS (--force-directories)"
 
 run "$T/b/wget" "$WH" WGET_BINARY=/nonexistent/wget
 is "$rc/$(field status)" "1/failed" "a WGET_BINARY that cannot be run: failed"

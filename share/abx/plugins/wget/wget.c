@@ -20,8 +20,8 @@
  *    for a shared one before they read what we wrote.  Held by another:
  *    "skipped".
  * 3. Run $WGET_BINARY (default wget, looked up in PATH) with WGET_ARGS (a
- *    JSON array, else words split at spaces; default: the plugin's
- *    config.json), then --reject-regex=<zones> (below), WGET_ARGS_EXTRA,
+ *    JSON array, else words split at spaces; default: the config.json
+ *    beside this program), then --reject-regex=<zones> (below), WGET_ARGS_EXTRA,
  *    --timeout=T, --user-agent=USER_AGENT, --no-check-certificate if
  *    CHECK_SSL_VALIDITY is false, --load-cookies=COOKIES_FILE if that is
  *    readable, and unless WGET_SAVE_WARC is false (unset is true; the empty
@@ -232,6 +232,12 @@ add_words(argv_t *a, const char *v)
 static char *
 schema_default(const char *argv0, const char *key)
 {
+	char self[PATH_MAX];
+	if (!strchr(argv0, '/')) {   /* found in PATH: where the program is */
+		ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
+		self[l > 0 ? l : 0] = 0;
+		argv0 = self;
+	}
 	const char *slash = strrchr(argv0, '/');
 	char *path = slash ? xasprintf("%.*s/config.json", (int)(slash - argv0), argv0)
 	                   : xstrdup("config.json");
