@@ -39,8 +39,9 @@
  *    [n/n] -> "<path>" [1]"; verbose: "Saving to: '<path>'").  If it is a
  *    regular file: "succeeded" with output_str wget/<path> (a requisite
  *    that failed does not fail the page).  Else "failed" with the last log
- *    line that holds ERROR, failed: or [Uu]nable (its date stripped, e.g.
- *    "ERROR 404: Not Found."), else "wget exited N".
+ *    line that holds ERROR, failed:, [Uu]nable or "Cannot write" (a full
+ *    disk), its date stripped (e.g. "ERROR 404: Not Found."), else "wget
+ *    exited N".
  * 5. The ArchiveResult is printed over $EXTRA_CONTEXT's members (when it is
  *    a JSON object), as ArchiveBox's emit helpers do.
  * SIGTERM or SIGINT stops wget (SIGTERM), copies the rest of its log, and
@@ -353,7 +354,8 @@ log_line(log_t *l, char *s)
 		else if (!strncmp(s, "Saving to: ", 11) && n >= 13)
 			l->page = xstrndup(s + 12, n - 13);
 	}
-	if (strstr(s, "ERROR") || strstr(s, "failed:") || strstr(s, "Unable") || strstr(s, "unable")) {
+	if (strstr(s, "ERROR") || strstr(s, "failed:") || strstr(s, "Unable") || strstr(s, "unable") ||
+	    strstr(s, "Cannot write")) {
 		/* "2026-12-01 08:00:00 ERROR 404: Not Found." -> "ERROR 404: Not Found." */
 		char *p = s + strspn(s, "0123456789-");
 		if (*p == ' ') {
