@@ -13,7 +13,7 @@ PLUG=$SHARE/abx/plugins
 WH=$PLUG/wget/on_Snapshot__06_wget.finite.bg.bin
 PH=$PLUG/parse_html_urls/on_Snapshot__75_parse_html_urls.bin
 WGET=$(command -v wget)
-plan 20
+plan 22
 
 httpd_start --log "$T/requests.log" || exit 1
 
@@ -96,3 +96,14 @@ is "$(field status)" succeeded "parse_html_urls reads a page still locked once 8
 ok "and says so, after about 1.6 s ($((s1 - s0)) s), not at the holder's end" \
 	sh -c "grep -q 'still being written' '$T/err' && [ $((s1 - s0)) -lt 4 ]"
 wait "$holder"
+
+# kill -9 of wget alone: the hook says so in its result
+mkdir -p "$T/h/wget"
+: >"$T/requests.log"
+(cd "$T/h/wget" && exec env TIMEOUT=30 "$WH" --url="$BASE/slow?s=5" >"$T/h.out" 2>/dev/null) &
+hk=$!
+wait_for 5 grep -q 'slow' "$T/requests.log"
+pkill -KILL -P "$hk" -x wget
+wait "$hk"
+is "$?/$(jq -r .status "$T/h.out")" "1/failed" "kill -9 of wget alone: the hook fails"
+is "$(jq -r .error "$T/h.out")" "wget exited 137" "and names how wget ended"
