@@ -181,6 +181,14 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     server_version = "abx-test-httpd/1"
     protocol_version = "HTTP/1.0"
 
+    def end_headers(self):
+        # HTTP/1.0: every connection closes after its response.  Said
+        # aloud, because wget otherwise keeps an HTTP/1.0 connection for
+        # reuse, and on a loaded machine reused it before it saw the close:
+        # "No data received", and with --tries=1 a requisite was lost.
+        self.send_header("Connection", "close")
+        super().end_headers()
+
     def log_message(self, fmt, *args):
         if self.server.opts.verbose:
             sys.stderr.write("httpd: %s\n" % (fmt % args))

@@ -34,8 +34,10 @@ _planned=0
 # plan N: announce N tests up front; without it, done_testing prints the plan
 plan() { _planned=1; echo "1..$1"; }
 pass() { _n=$((_n + 1)); echo "ok $_n - $1"; }
-fail() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $1"; }
-diag() { printf '# %s\n' "$@"; }
+# a failure and its diagnostics also go to stderr, which prove shows
+# without -v: a CI log then says what failed and why, not only its number
+fail() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $1"; echo "# not ok $_n - $1" >&2; }
+diag() { printf '# %s\n' "$@" >&2; }
 
 # ok DESC CMD...: passes if CMD exits 0
 ok() {
