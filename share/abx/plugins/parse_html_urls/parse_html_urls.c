@@ -581,7 +581,7 @@ on_alarm(int sig)
 
 /* Wait for the wget hook, which holds an exclusive flock on its dir while
  * it runs: a blocking flock(2), so that we read the page the moment wget
- * lets go of it (a poll every 50 ms cost each page 25 ms on average),
+ * lets go of it (a poll every 50 ms made a reader wait up to 50 ms more),
  * interrupted every 200 ms by a timer to keep to the budget (a single
  * alarm could fire before flock blocks, and be lost). */
 static void

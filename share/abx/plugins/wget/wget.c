@@ -9,8 +9,9 @@
  * succeeded, 10 skipped, else failed), in C because on a crawl it runs once
  * a page and a shell version started seven helper programs around wget
  * (flock, mktemp, mkdir, date, sed, cat, rm): measured in bench/crawl.sh,
- * each cost more CPU than wget's own fetch of a small page (man/abx.7
- * INTERNALS).  This program starts wget and nothing else.
+ * together they cost more CPU than wget's own fetch of a small page
+ * (abx(7) INTERNALS, "The cost of a page").  This program starts wget and
+ * nothing else.
  *
  * 1. WGET_ENABLED false: "skipped", exit 10.  No --url, or one beginning
  *    with "-": "failed".  Not http(s): "skipped".  The timeout is
