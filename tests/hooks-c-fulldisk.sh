@@ -3,17 +3,8 @@
 # too small for the page.  The hook still prints its result, "failed" with
 # wget's own words (No space left on device), exits 1, and leaves its
 # directory's lock free; on a disk with room the same page succeeds.
-if [ -z "${ABX_FULLDISK_NS:-}" ]; then
-	ABX_FULLDISK_NS=1
-	export ABX_FULLDISK_NS
-	if unshare -m --propagation private true 2>/dev/null; then
-		exec unshare -m --propagation private sh "$0"
-	elif unshare -r -m true 2>/dev/null; then
-		exec unshare -r -m sh "$0"
-	fi
-	echo "1..0 # SKIP no mount namespace here (unshare -m and unshare -rm both refused)"
-	exit 0
-fi
+# shellcheck source-path=SCRIPTDIR source=lib/mountns.sh
+. "$(dirname "$0")/lib/mountns.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/tap.sh
 . "$(dirname "$0")/lib/tap.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/httpd.sh

@@ -4,18 +4,8 @@
 # with the path, exits 73 or 74, commits nothing half, and leaves no lock
 # held; the daemon keeps running; once there is room, abx-tick alone
 # finishes the crawl, each page sealed once.
-if [ -z "${ABX_FULLDISK_NS:-}" ]; then
-	ABX_FULLDISK_NS=1
-	export ABX_FULLDISK_NS
-	# a mount namespace of our own: as root, or as a user namespace's root
-	if unshare -m --propagation private true 2>/dev/null; then
-		exec unshare -m --propagation private sh "$0"
-	elif unshare -r -m true 2>/dev/null; then
-		exec unshare -r -m sh "$0"
-	fi
-	echo "1..0 # SKIP no mount namespace here (unshare -m and unshare -rm both refused)"
-	exit 0
-fi
+# shellcheck source-path=SCRIPTDIR source=lib/mountns.sh
+. "$(dirname "$0")/lib/mountns.sh"
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/tick-lib.sh"
 

@@ -67,6 +67,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "hookenv.h"
 #include "fs.h"
 #include "json.h"
 #include "url.h"
@@ -559,20 +560,6 @@ urlset_add(urlset_t *u, const char *s)
 
 /* ---- finding the page ---- */
 
-static long
-timeout_seconds(void)
-{
-	const char *keys[] = {"PARSE_HTML_URLS_TIMEOUT", "TIMEOUT"};
-	for (size_t i = 0; i < 2; i++) {
-		const char *v = getenv(keys[i]);
-		char *end;
-		long t = v ? strtol(v, &end, 10) : 0;
-		if (v && end != v && t > 0)
-			return t;
-	}
-	return 60;
-}
-
 static void
 on_alarm(int sig)
 {
@@ -603,7 +590,7 @@ wait_for_dir(const char *dir)
 	setitimer(ITIMER_REAL, &tick, NULL);
 	struct timespec t0, now;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	double budget = 0.8 * timeout_seconds();
+	double budget = 0.8 * hook_timeout("PARSE_HTML_URLS_TIMEOUT");
 	while (flock(fd, LOCK_SH) < 0 && errno == EINTR) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9 > budget) {
@@ -862,18 +849,6 @@ find_source(const char *url, const char *file, buf_t *html, buf_t *doc)
 
 /* ---- output ---- */
 
-/* ArchiveBox's false strings (hook.sh is_false). */
-static int
-is_false(const char *v)
-{
-	static const char *const no[] = {"false", "False", "FALSE", "0", "no", "No", "NO",
-	                                 "off", "Off", "OFF", ""};
-	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-		if (!strcmp(v, no[i]))
-			return 1;
-	return 0;
-}
-
 static void
 print_result(const char *status, const char *output_str, const char *error)
 {
@@ -959,7 +934,7 @@ main(int argc, char **argv)
 			icon = 1;
 	}
 	const char *enabled = getenv("PARSE_HTML_URLS_ENABLED");
-	if (!icon && enabled && is_false(enabled)) {
+	if (!icon && enabled && hook_false(enabled)) {
 		print_result("skipped", "PARSE_HTML_URLS_ENABLED is false", NULL);
 		return EXIT_SKIPPED;
 	}

@@ -68,6 +68,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "hookenv.h"
 #include "json.h"
 #include "netzone.h"
 
@@ -163,33 +164,6 @@ interrupted(const char *what)
 }
 
 /* ---- settings ---- */
-
-/* ArchiveBox's false strings (hook.sh is_false). */
-static int
-is_false(const char *v)
-{
-	static const char *const no[] = {"false", "False", "FALSE", "0", "no", "No", "NO",
-	                                 "off", "Off", "OFF", ""};
-	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-		if (!strcmp(v, no[i]))
-			return 1;
-	return 0;
-}
-
-static long
-timeout_seconds(void)
-{
-	const char *keys[] = {"WGET_TIMEOUT", "TIMEOUT"};
-	for (size_t i = 0; i < 2; i++) {
-		const char *v = getenv(keys[i]);
-		if (!v || !*v)
-			continue;
-		if (strspn(v, "0123456789") != strlen(v) || strlen(v) > 9 || atol(v) <= 0)
-			return 60;
-		return atol(v);
-	}
-	return 60;
-}
 
 static void
 arg_add(argv_t *a, char *s)
@@ -446,7 +420,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	const char *enabled = getenv("WGET_ENABLED");
-	if (enabled && is_false(enabled))
+	if (enabled && hook_false(enabled))
 		done("skipped", "WGET_ENABLED is false", NULL);
 	if (!url || !*url) {
 		const char *base = strrchr(argv[0], '/');
@@ -459,7 +433,7 @@ main(int argc, char **argv)
 	}
 	if (strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8))
 		done("skipped", "not an http(s) URL", NULL);
-	long timeout = timeout_seconds();
+	long timeout = hook_timeout("WGET_TIMEOUT");
 
 	/* 2. the lock, inherited by wget (no O_CLOEXEC) */
 	int lockfd = open(".", O_RDONLY | O_DIRECTORY);
@@ -495,13 +469,13 @@ main(int argc, char **argv)
 	const char *ua = getenv("USER_AGENT");
 	arg_add(&cmd, xasprintf("--user-agent=%s", ua && *ua ? ua : default_ua));
 	const char *ssl = getenv("CHECK_SSL_VALIDITY");
-	if (ssl && is_false(ssl))
+	if (ssl && hook_false(ssl))
 		arg_add(&cmd, xstrdup("--no-check-certificate"));
 	const char *cookies = getenv("COOKIES_FILE");
 	if (cookies && *cookies && access(cookies, R_OK) == 0)
 		arg_add(&cmd, xasprintf("--load-cookies=%s", cookies));
 	const char *warc = getenv("WGET_SAVE_WARC");
-	if (!warc || !is_false(warc)) {
+	if (!warc || !hook_false(warc)) {
 		if (mkdir("warc", 0777) < 0 && errno != EEXIST) {
 			char cwd[PATH_MAX];
 			int e = errno;
@@ -514,6 +488,11 @@ main(int argc, char **argv)
 	}
 	arg_add(&cmd, xstrdup("--"));
 	arg_add(&cmd, xstrdup(url));
+	/* what reads wget's log, ready before wget starts: nothing below may
+	 * end us without a result while wget runs */
+	if (regcomp(&wlog.nv, " -> \"(.*)\" \\[[0-9]*\\]$", REG_EXTENDED) != 0)
+		done("failed", "cannot compile the regex of wget's log", "cannot compile the regex of wget's log");
+	wlog.compiled = 1;
 	/* SIGTERM and SIGINT are blocked but for ppoll in read_log: one that
 	 * comes before wget starts or between two reads is not missed */
 	sigset_t none, stop;
@@ -555,9 +534,6 @@ main(int argc, char **argv)
 		done("failed", msg, msg);
 	}
 
-	if (regcomp(&wlog.nv, " -> \"(.*)\" \\[[0-9]*\\]$", REG_EXTENDED) != 0)
-		die(1, "cannot compile a regex");
-	wlog.compiled = 1;
 	read_log(pfd[0], pid, &wlog);
 	close(pfd[0]);
 	int st = 0;
