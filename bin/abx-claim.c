@@ -84,6 +84,9 @@ run_cmd(store_t *s, const char *kind, const char *id, int fd, int64_t lease_us, 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* where its records are, from our index (store.h: Lean mode) */
+	buf_t hint = {0};
+	int hinted = store_hint(s, id, &hint) == 0;
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid < 0)
@@ -97,11 +100,16 @@ run_cmd(store_t *s, const char *kind, const char *id, int fd, int64_t lease_us, 
 		setenv("ABX_KIND", kind, 1);
 		setenv("ABX_ID", id, 1);
 		setenv("ABX_LEASE_FD", fdbuf, 1);
+		if (hinted)
+			setenv("ABX_HINT", buf_cstr(&hint), 1);
+		else
+			unsetenv("ABX_HINT");
 		execvp(cmd[0], cmd);
 		int e = errno;
 		warnsys("unable to run %s", cmd[0]);
 		_exit(e == ENOENT ? 127 : 126);
 	}
+	buf_free(&hint);
 	int pidfd = syscall(SYS_pidfd_open, pid, 0);
 	int64_t every = lease_us / 3 / 1000;   /* ms */
 	int64_t next = clock_mono() / 1000 + every;

@@ -565,6 +565,27 @@ index_adopt(store_t *s)
 }
 
 void
+ient_from(ient_t *e, const rec_t *r, int64_t off)
+{
+	if (!record_is_active(r)) {
+		e->live = 0;
+		return;
+	}
+	char *t = rec_str(r, "type"), *st = rec_str(r, "status"), *c = rec_str(r, "crawl_id");
+	snprintf(e->type, sizeof e->type, "%s", t ? t : "");
+	snprintf(e->status, sizeof e->status, "%s", st ? st : "");
+	snprintf(e->crawl_id, sizeof e->crawl_id, "%s", id_valid(c) ? c : "");
+	free(t), free(st), free(c);
+	e->off = off;
+	e->retry_at = rec_time(r, "retry_at");
+	e->created_at = rec_time(r, "created_at");
+	e->depth = rec_int(r, "depth", 0);
+	const char *l = rec_raw(r, "lease");
+	e->lease = l && l[0] == '{' && strstr(l, "\"flock\":true") != NULL;
+	e->live = 1;
+}
+
+void
 index_set_from(store_t *s, const rec_t *r, int64_t off)
 {
 	char *id = rec_str(r, "id");
@@ -574,22 +595,7 @@ index_set_from(store_t *s, const rec_t *r, int64_t off)
 	}
 	ient_t *e = index_slot(s, id, 1);
 	int was = e->live;
-	if (!record_is_active(r)) {
-		e->live = 0;
-	} else {
-		char *t = rec_str(r, "type"), *st = rec_str(r, "status"), *c = rec_str(r, "crawl_id");
-		snprintf(e->type, sizeof e->type, "%s", t ? t : "");
-		snprintf(e->status, sizeof e->status, "%s", st ? st : "");
-		snprintf(e->crawl_id, sizeof e->crawl_id, "%s", id_valid(c) ? c : "");
-		free(t), free(st), free(c);
-		e->off = off;
-		e->retry_at = rec_time(r, "retry_at");
-		e->created_at = rec_time(r, "created_at");
-		e->depth = rec_int(r, "depth", 0);
-		const char *l = rec_raw(r, "lease");
-		e->lease = l && l[0] == '{' && strstr(l, "\"flock\":true") != NULL;
-		e->live = 1;
-	}
+	ient_from(e, r, off);
 	s->nlive += e->live - was;
 	free(id);
 }

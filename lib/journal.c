@@ -359,9 +359,13 @@ journal_sync(store_t *s, const char *j)
 					snprintf(pre[npre].id, sizeof pre[npre].id, "%s", id);
 					npre++;
 				}
+				ient_t was = e ? *e : (ient_t){0};
 				index_set_from(s, &r, from + (q - p));
-				if (s->locked)
-					index_line(s, &b, index_slot(s, id, 0));
+				/* a line the index file already holds (a worker's
+				 * hint, store_lean) is not written again */
+				ient_t *now = index_slot(s, id, 0);
+				if (s->locked && (!e || memcmp(&was, now, sizeof was) != 0))
+					index_line(s, &b, now);
 				changed = 1;
 			}
 			free(id);

@@ -248,6 +248,7 @@ phase_load_config(phase_t *ph)
 	 * abx-add a hook runs commits durably, as by hand */
 	conf_unset(c, "ABX_SYNC");
 	conf_unset(c, "ABX_PARENT_PID");
+	conf_unset(c, "ABX_HINT");
 	conf_unset(c, "ABX_PROGRESS_FD");
 	conf_set(c, "ABX_RUN", ph->mark.token, CONF_FORCED);   /* runmark.h */
 	char *crawl_dir = xasprintf("%s/crawls/%s", ph->data_abs, ph->crawl_id);

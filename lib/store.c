@@ -356,6 +356,8 @@ store_journal_of(const rec_t *r, char *out, size_t n)
 
 /* ---------------------------------------------------------- transactions */
 
+static int catch_up(store_t *s);
+
 int
 store_lock(store_t *s)
 {
@@ -370,12 +372,37 @@ store_lock(store_t *s)
 		return store_fail(s, EX_IOERR_, errno, "unable to lock %s/locks/store.lock", s->dir);
 	}
 	s->locked = 1;
-	if (index_refresh(s) < 0) {
+	if (s->lean)
+		return 0;   /* hints only (store.h: Lean mode) */
+	if (catch_up(s) < 0) {
 		flock(s->lockfd, LOCK_UN);
 		s->locked = 0;
 		s->rollback = 1;
 		return -1;
 	}
+	return 0;
+}
+
+int
+store_unlean(store_t *s)
+{
+	if (!s->lean)
+		return 0;
+	s->lean = 0;
+	if (s->locked && catch_up(s) < 0) {
+		s->rollback = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Under the lock: read what the index file gained, and replay what the
+ * journals hold beyond it.  0, or -1 (s->err set). */
+static int
+catch_up(store_t *s)
+{
+	if (index_refresh(s) < 0)
+		return -1;
 	/* lines the index missed (a crash, a hand edit) are replayed now,
 	 * before any decision is taken on a hint.  A journal that cannot be
 	 * read here is not this transaction's failure (its lookups fail on
@@ -419,7 +446,7 @@ store_unlock(store_t *s)
 	else
 		store_commit(s);
 	/* compact the index when tombstones dominate, while we hold the lock */
-	if (!s->rollback && index_bloated(s))
+	if (!s->rollback && !s->lean && index_bloated(s))
 		index_write_full(s);
 	flock(s->lockfd, LOCK_UN);
 	s->locked = 0;
@@ -447,6 +474,10 @@ store_get_in(store_t *s, const char *id, const char *journal, rec_t *out)
 		rec_copy(out, &p->rec);
 		return 0;
 	}
+	if (s->lean && lean_get(s, id, out) == 0)
+		return 0;
+	if (store_unlean(s) < 0)
+		return -1;
 	if (!s->locked)
 		index_refresh(s);   /* what other processes committed since */
 	ient_t *e = index_slot(s, id, 0);
@@ -699,6 +730,17 @@ snap_loc_get(store_t *s, const char *id, rec_t *out)
 	return journal_find(s, j, id, out, NULL);
 }
 
+/* Is r of a type the index holds? */
+static int
+indexable(const rec_t *r)
+{
+	static const char *types[] = {"Crawl", "Snapshot", "Binary", "CrawlSchedule", NULL};
+	for (int i = 0; types[i]; i++)
+		if (rec_streq(r, "type", types[i]))
+			return 1;
+	return 0;
+}
+
 /* One journal's part of a commit. */
 typedef struct {
 	char j[128];
@@ -722,9 +764,11 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 		return store_fail(s, EX_IOERR_, errno, "unable to stat %s/%s", s->dir, j);
 	/* the index must know the journal (a state line: replayed from
 	 * there) before a line is written to it, or a crash or a full disk
-	 * that loses this commit's index lines would hide its records */
-	journal_sync(s, j);
-	if (!jstate(s, j, 0))
+	 * that loses this commit's index lines would hide its records (lean:
+	 * the claimer's index knew it, and no lean commit moves its end) */
+	if (!s->lean)
+		journal_sync(s, j);
+	if (!s->lean && !jstate(s, j, 0))
 		return store_fail(s, EX_IOERR_, ENOSPC, "unable to note %s/%s in %s/%s", s->dir, j, s->dir,
 		    INDEX_PATH);
 	buf_t lines = {0}, post = {0};
@@ -744,6 +788,19 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 			 * leaves an extra hint, never a missing one) */
 			crawl_loc_write(s, p->id, off);
 			retention_note(s, &p->rec);
+		}
+		if (s->lean) {
+			/* a hint for readers; a record that is no longer
+			 * active may have been: say it is gone */
+			ient_t e = {0};
+			snprintf(e.id, sizeof e.id, "%s", p->id);
+			ient_from(&e, &p->rec, off);
+			if (p->active || indexable(&p->rec))
+				index_line(s, p->active ? &w->idx : &post, &e);
+			lhint_t *h = lean_hint(s, p->id);
+			if (h)
+				h->off = off;
+			continue;
 		}
 		ient_t *e = index_slot(s, p->id, 0);
 		int was_live = e && e->live;
@@ -902,6 +959,13 @@ store_commit(store_t *s)
 		s->rollback = 1;
 		return -1;
 	}
+	/* lean: a journal no hint names may be one the index does not know
+	 * (store.h): load the index and commit as always */
+	for (size_t i = 0; i < s->npend && s->lean; i++)
+		if (!lean_vouched(s, s->pend[i].journal) && store_unlean(s) < 0) {
+			store_discard(s);
+			return -1;
+		}
 	char *done = xcalloc(s->npend, 1);
 	jwrite_t *w = xcalloc(s->npend, sizeof *w);
 	size_t nw = 0;
@@ -914,9 +978,15 @@ store_commit(store_t *s)
 		for (size_t k = 0; k < nw; k++)
 			unwrite_journal(s, &w[k]);
 		/* the index in memory took the staged versions: reload it */
-		index_drop(s);
-		if (s->locked)
-			index_refresh(s);
+		if (!s->lean) {
+			index_drop(s);
+			if (s->locked)
+				index_refresh(s);
+		}
+	} else if (s->lean) {
+		/* hints without state lines (store.h: Lean mode) */
+		for (size_t k = 0; k < nw; k++)
+			lean_index_append(s, &w[k].idx);
 	} else {
 		/* the index lines follow the journals' sync: hints, replayed by
 		 * the next locker (journal_sync) if a crash drops them */
@@ -954,6 +1024,7 @@ ient_cmp(const void *a, const void *b)
 size_t
 store_active(store_t *s, const char *type, ient_t **out)
 {
+	store_unlean(s);
 	if (!s->tab && !s->locked)
 		index_refresh(s);
 	size_t n = 0;

@@ -102,6 +102,15 @@ typedef struct {
 	int need;                      /* replayed at each lock (index.c) */
 } jstate_t;
 
+/* A location hint (Lean mode below): ID's latest line is at or after OFF
+ * in journal J. */
+typedef struct {
+	char id[ID_LEN + 1];
+	char j[128];
+	int64_t off;
+} lhint_t;
+#define LEAN_HINTS 4
+
 typedef struct store {
 	int dfd;
 	char *dir;
@@ -131,6 +140,10 @@ typedef struct store {
 	unsigned nerr, txerr;          /* errors so far; at store_lock */
 	int rollback;                  /* this transaction commits nothing */
 	int replay_warned;             /* a journal store_lock could not replay */
+	/* Lean mode: no index in memory; lookups by hints */
+	int lean;
+	lhint_t hint[LEAN_HINTS];
+	int nhint;
 } store_t;
 
 /* Open DIR (NULL: $ABX_DIR, else the default).  create: make it if absent;
@@ -188,6 +201,29 @@ void store_discard(store_t *s);    /* drop what is staged */
 void store_barrier(store_t *s);
 int store_syncfs(store_t *s);                        /* 0 or -1 */
 int store_sync(store_t *s);                          /* 0 or -1 */
+
+/*
+ * Lean mode (storelean.c).  A worker given $ABX_HINT, words
+ * "ID=JOURNAL:OFFSET" naming where its snapshot's and crawl's latest lines
+ * are, never loads the index: store_lock takes the lock only, a lookup of
+ * a hinted id reads the line at the hint (checked: it must be ID's) and the
+ * journal after it, and a commit writes the journals and an index line for
+ * each active record, but no state line (the next process that loads the
+ * index replays the worker's lines).  A hint that fails its check, a
+ * lookup of another id, or a commit to a journal no hint names leaves lean
+ * mode (the index is loaded and caught up as at store_lock), so lean mode
+ * answers what the index would, at the cost of the bytes after the hint
+ * instead of the whole active index.
+ *
+ * store_lean parses such words into s (0; -1 if they are not such words:
+ * then s is unchanged and not lean).  store_hint appends, for the claimer,
+ * id's words and its crawl's from this process's index (0; -1 if it does
+ * not know id).
+ */
+int store_lean(store_t *s, const char *text);
+int store_hint(store_t *s, const char *id, buf_t *out);
+/* Leave lean mode: load the index (and catch up, if locked); 0 or -1. */
+int store_unlean(store_t *s);
 
 /* Latest version of id; 0 found, -1 not.  Staged versions are seen. */
 int store_get(store_t *s, const char *id, rec_t *out);

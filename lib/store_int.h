@@ -33,6 +33,16 @@ void index_write_full(store_t *s);   /* compact the index */
 void index_mark_needed(store_t *s);  /* set jstate need (see index.c) */
 int index_bloated(const store_t *s);
 void index_set_from(store_t *s, const rec_t *r, int64_t off);
+/* Fill e (not in the table) from record r at off: its index entry. */
+void ient_from(ient_t *e, const rec_t *r, int64_t off);
+
+/* storelean.c: lean mode (store.h) */
+lhint_t *lean_hint(store_t *s, const char *id);
+int lean_vouched(const store_t *s, const char *j);   /* a hint names journal j */
+/* The latest version of a hinted id: 0, or -1 (no hint, or it failed its
+ * check: the caller leaves lean mode). */
+int lean_get(store_t *s, const char *id, rec_t *out);
+void lean_index_append(store_t *s, const buf_t *b);
 
 /* store.c: location hints of finished records (index/loc/) */
 void crawl_loc_write(store_t *s, const char *id, int64_t off);

@@ -48,7 +48,8 @@ child_env(char *const env[])
 		const char *eq = strchr(environ[i], '=');
 		size_t kl = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
 		int replaced = (kl == 12 && !strncmp(environ[i], "ABX_LEASE_FD", 12)) ||
-		               (kl == 6 && !strncmp(environ[i], "ABX_ID", 6));
+		               (kl == 6 && !strncmp(environ[i], "ABX_ID", 6)) ||
+		               (kl == 8 && !strncmp(environ[i], "ABX_HINT", 8));
 		for (size_t j = 0; j < m && !replaced; j++)
 			replaced = !strncmp(env[j], environ[i], kl) && env[j][kl] == '=';
 		if (!replaced)

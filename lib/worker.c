@@ -57,8 +57,14 @@ worker_spawn(tick_t *t, const char *family, const char *id, const char *plugins,
 	argv[n] = NULL;
 	char ppid[48];
 	snprintf(ppid, sizeof ppid, "ABX_PARENT_PID=%ld", (long)getpid());
-	char *env[6], bud[64];
+	char *env[7], bud[64];
 	int ne = 0;
+	/* where its records are, from our index: it need not load it
+	 * (store.h: Lean mode) */
+	buf_t hint = {0};
+	buf_adds(&hint, "ABX_HINT=");
+	if (store_hint(t->s, id, &hint) == 0)
+		env[ne++] = hint.p;
 	if (budget > 0) {
 		/* what is left of CRAWL_MAX_SIZE: abx-hook stops a hook that
 		 * writes past it while it runs (abx-hook(1)) */
@@ -73,6 +79,7 @@ worker_spawn(tick_t *t, const char *family, const char *id, const char *plugins,
 	fflush(stdout);
 	pid_t pid;
 	int rc = tool_spawn(t->hook_prog, argv, env, p[1], lease_fd, id, &pid);
+	buf_free(&hint);
 	close(p[1]);
 	if (rc) {
 		errno = rc;
