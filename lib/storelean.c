@@ -41,9 +41,6 @@
 #include "fsretry.h"
 #include "store_int.h"
 
-/* a hint's tail search gives up past this (the index is then loaded) */
-#define LEAN_TAIL_MAX (64LL << 20)
-
 /* Is j a journal name the store writes: crawls.jsonl or a crawl's? */
 static int
 journal_name_ok(const char *j)
@@ -142,6 +139,52 @@ line_is(const char *p, const char *nl, const char *id)
 	return line_id(p, nl - p, lid) == 0 && strcmp(lid, id) == 0;
 }
 
+/*
+ * The offset of the last line of id in [from, size) of fd (a line start),
+ * or `best` if there is none; -1 if a line there cannot be told apart
+ * without reading it whole (an "id" key past the first 64 bytes of a line,
+ * which only a hand-written line has: the caller falls back).  Read in
+ * chunks: what is searched costs the bytes, never a copy of the tail.
+ */
+static int64_t
+last_line_of(int fd, const char *id, int64_t from, int64_t size, int64_t best)
+{
+	enum { CHUNK = 64 << 10, HEAD = 64 };   /* line_id looks in a line's first 64 bytes */
+	char needle[ID_LEN + 8];   /* "id":"<id>" */
+	snprintf(needle, sizeof needle, "\"id\":\"%s\"", id);
+	size_t nlen = strlen(needle);
+	char *buf = xmalloc(CHUNK);
+	int64_t pos = from;   /* matches are taken from here on */
+	while (pos < size) {
+		/* the window starts early enough to hold a match's line
+		 * start and the newline before it */
+		int64_t rd = pos - HEAD - 1 > from ? pos - HEAD - 1 : from;
+		ssize_t n = pread(fd, buf, CHUNK, rd);
+		if (n <= 0)
+			break;
+		for (char *q = buf + (pos - rd), *end = buf + n, *m;
+		     q < end && (m = memmem(q, end - q, needle, nlen)); q = m + 1) {
+			char *ls = m;
+			while (ls > buf && ls[-1] != '\n' && m - ls < HEAD)
+				ls--;
+			int64_t lsoff = rd + (ls - buf);
+			if (lsoff != from && (ls == buf || ls[-1] != '\n')) {
+				best = -1;   /* its line starts too far back */
+				goto out;
+			}
+			/* the line's own id is its first "id" key */
+			if (memmem(ls, m - ls + 6, "\"id\":\"", 6) == m)
+				best = lsoff;
+		}
+		if (rd + n >= size)
+			break;
+		pos = rd + n - (int64_t)nlen + 1;   /* a match cut by the window's end */
+	}
+out:
+	free(buf);
+	return best;
+}
+
 int
 lean_get(store_t *s, const char *id, rec_t *out)
 {
@@ -152,49 +195,24 @@ lean_get(store_t *s, const char *id, rec_t *out)
 	int fd = fsr_open(s->dfd, h->j, O_RDONLY, FSR_EXISTED, &st);
 	if (fd < 0)
 		return -1;
-	int64_t from = h->off > 0 ? h->off - 1 : 0;   /* the byte before: a line starts at off */
-	if (st.st_size <= h->off || st.st_size - from > LEAN_TAIL_MAX) {
-		close(fd);
-		return -1;
-	}
-	size_t n = st.st_size - from;
-	char *buf = xmalloc(n + 1);
-	ssize_t got = pread(fd, buf, n, from);
-	close(fd);
 	int rc = -1;
-	if (got <= 0)
-		goto out;
-	buf[got] = 0;
-	char *p = buf + (h->off - from), *end = buf + got;
-	if (h->off > 0 && buf[0] != '\n')
-		goto out;
-	char *nl = memchr(p, '\n', end - p);
-	if (!nl || !line_is(p, nl, id))
+	buf_t line = {0};
+	char before = '\n';
+	/* the hinted line: it must start at the hint and be id's */
+	if (st.st_size <= h->off || (h->off > 0 && pread(fd, &before, 1, h->off - 1) != 1) ||
+	    before != '\n' || read_line_at(fd, h->off, &line) < 0 || !line_is(line.p, line.p + line.len, id))
 		goto out;
 	/* the latest of id's whole lines from there on */
-	char needle[ID_LEN + 8];   /* "id":"<id>" */
-	snprintf(needle, sizeof needle, "\"id\":\"%s\"", id);
-	char *best = p, *best_nl = nl;
-	for (char *q = nl + 1; q < end;) {
-		char *m = memmem(q, end - q, needle, sizeof needle - 1);
-		if (!m)
-			break;
-		char *ls = m;
-		while (ls > buf && ls[-1] != '\n')
-			ls--;
-		char *le = memchr(m, '\n', end - m);
-		if (!le)
-			break;   /* a line being written: not committed yet */
-		if (ls >= nl + 1 && line_is(ls, le, id))
-			best = ls, best_nl = le;
-		q = le + 1;
-	}
-	if (rec_parse(out, best, best_nl - best) == 0) {
-		h->off = from + (best - buf);   /* searched from there next time */
+	int64_t best = last_line_of(fd, id, h->off + line.len + 1, st.st_size, h->off);
+	if (best < 0 || (best != h->off && read_line_at(fd, best, &line) < 0))
+		goto out;   /* a line being written: not committed yet, or unsure */
+	if (rec_parse(out, line.p, line.len) == 0) {
+		h->off = best;   /* searched from there next time */
 		rc = 0;
 	}
 out:
-	free(buf);
+	close(fd);
+	buf_free(&line);
 	return rc;
 }
 
