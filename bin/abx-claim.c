@@ -6,7 +6,8 @@
  * lease that lasts -l seconds (default 60) unless renewed (--renew ID) or
  * released (--release ID).  With CMD: claim with a flock lease, run CMD
  * holding it (the lock fd is inherited: $ABX_LEASE_FD), with ABX_DIR,
- * ABX_KIND and ABX_ID in its environment; renew the record's expiry every
+ * ABX_KIND, ABX_ID and ABX_HINT (where its records are: store.h, Lean
+ * mode) in its environment; renew the record's expiry every
  * third of the lease while CMD runs; forward SIGINT, SIGTERM and SIGHUP to
  * CMD; release the lease when CMD exits (unless CMD moved the item on, e.g.
  * sealed it), and exit with CMD's status.  If abx-claim itself is killed,

@@ -37,7 +37,8 @@ void tool_spawnattr(posix_spawnattr_t *a);
 /*
  * Spawn path with argv; env: NULL-terminated "K=V" strings that replace or
  * add to the environment (the lease's $ABX_LEASE_FD and $ABX_ID are set
- * here when lease_fd >= 0).  Returns 0 and *pid, or an errno value.
+ * here when lease_fd >= 0; an inherited $ABX_HINT is dropped: a worker's
+ * comes in env).  Returns 0 and *pid, or an errno value.
  */
 int tool_spawn(const char *path, char *const argv[], char *const env[], int out, int lease_fd,
     const char *id, pid_t *pid);

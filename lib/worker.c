@@ -26,8 +26,10 @@
  * stderr, and the item's lease as fd 3 — nothing else of ours.  It runs
  * one phase for id exactly as `abx-hook --family F ID` typed by hand does.
  * Its commits are left for us to sync ($ABX_SYNC=parent: the tick syncs
- * the filesystem on its clock, store.h), and it stops when we die
- * ($ABX_PARENT_PID).  Returns the pid, or -1 (reported) if it did not start.
+ * the filesystem on its clock, store.h), it stops when we die
+ * ($ABX_PARENT_PID), and it is told where its records are, so that it
+ * need not load the active index ($ABX_HINT, from ours: store.h, Lean
+ * mode).  Returns the pid, or -1 (reported) if it did not start.
  */
 pid_t
 worker_spawn(tick_t *t, const char *family, const char *id, const char *plugins, int lease_fd,
