@@ -31,6 +31,8 @@ BENCHES = $(patsubst %.c,%,$(sort $(wildcard bench/*.c)))
 # Hooks written in C (a plugin's <name>.c): built beside it as the hook, on_*.bin
 PLUGDIR = share/abx/plugins
 HOOKBINS = $(O)$(PLUGDIR)/wget/on_Snapshot__06_wget.finite.bg.bin \
+           $(O)$(PLUGDIR)/title/on_Snapshot__10_title.bin \
+           $(O)$(PLUGDIR)/headers/on_Snapshot__12_headers.bin \
            $(O)$(PLUGDIR)/parse_html_urls/on_Snapshot__75_parse_html_urls.bin
 
 LIBSRC  = $(sort $(wildcard lib/*.c))
@@ -67,6 +69,12 @@ $(O)share: FORCE
 endif
 
 $(O)$(PLUGDIR)/wget/on_Snapshot__06_wget.finite.bg.bin: $(PLUGDIR)/wget/wget.c $(LIBA) lib/*.h $(O)build.flags | $(if $(O),$(O)share)
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LDLIBS)
+
+$(O)$(PLUGDIR)/title/on_Snapshot__10_title.bin: $(PLUGDIR)/title/title.c $(LIBA) lib/*.h $(O)build.flags | $(if $(O),$(O)share)
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LDLIBS)
+
+$(O)$(PLUGDIR)/headers/on_Snapshot__12_headers.bin: $(PLUGDIR)/headers/headers.c $(LIBA) lib/*.h $(O)build.flags | $(if $(O),$(O)share)
 	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LDLIBS)
 
 $(O)$(PLUGDIR)/parse_html_urls/on_Snapshot__75_parse_html_urls.bin: $(PLUGDIR)/parse_html_urls/parse_html_urls.c $(LIBA) lib/*.h $(O)build.flags | $(if $(O),$(O)share)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "hookenv.h"
+#include "json.h"
 
 int
 hook_false(const char *v)
@@ -33,4 +34,39 @@ hook_timeout(const char *key)
 		v = getenv("TIMEOUT");
 	long t = v && *v ? positive(v) : 0;
 	return t > 0 ? t : 60;
+}
+
+const char *
+hook_url(int argc, char **argv)
+{
+	const char *url = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "--url=", 6))
+			url = argv[i] + 6;
+		else if (!strcmp(argv[i], "--url") && i + 1 < argc)
+			url = argv[++i];
+	}
+	return url;
+}
+
+void
+hook_result_line(buf_t *out, const char *status, const char *output_str, const char *error)
+{
+	rec_t r = {0}, ctx;
+	const char *c = getenv("EXTRA_CONTEXT");
+	if (c && *c && rec_parse(&ctx, c, strlen(c)) == 0) {
+		for (int i = 0; i < ctx.n; i++)
+			if (strcmp(ctx.f[i].key, "type") && strcmp(ctx.f[i].key, "status") &&
+			    strcmp(ctx.f[i].key, "output_str") && strcmp(ctx.f[i].key, "error"))
+				rec_set_raw(&r, ctx.f[i].key, ctx.f[i].val);
+		rec_free(&ctx);
+	}
+	rec_set_str(&r, "type", "ArchiveResult");
+	rec_set_str(&r, "status", status);
+	rec_set_str(&r, "output_str", output_str);
+	if (error && *error)
+		rec_set_str(&r, "error", error);
+	rec_line(&r, out);
+	buf_addc(out, '\n');
+	rec_free(&r);
 }

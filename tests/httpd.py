@@ -59,6 +59,10 @@ Special paths:
     /headers       a page with the response header "X-Abx-Test: yes"; its
                    <TITLE> spans lines and has entities, and reads
                    Headers & <more> "x" 'y'  once decoded
+    /multi         Set-Cookie twice and a "Status: 201 Made" header; the
+                   title is Russian "Privet" in windows-1251 bytes, named
+                   by a <meta charset> only
+    /nul           a page that begins with a NUL byte (binary), titled
 
 /gen/ (with --pages N): /gen/ is an index linking only /gen/p0.html.
 /gen/pI.html (I = 0..N-1) links its children p(2I+1) and p(2I+2) (those
@@ -289,6 +293,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             return self.reply(200, body,
                               headers=[("X-Abx-Test", "yes"), ("X-Abx-Other", "two words")],
                               head=head)
+        if path == "/multi":
+            body = b"<meta charset='windows-1251'><title>\xcf\xf0\xe8\xe2\xe5\xf2</title>\n"
+            return self.reply(200, body, "text/html",
+                              headers=[("Set-Cookie", "a=1"), ("Set-Cookie", "b=2"),
+                                       ("Status", "201 Made")], head=head)
+        if path == "/nul":
+            return self.reply(200, b"\x00<title>binary</title>\n", head=head)
         if pages and path == "/gen/":
             return self.reply(200, page("Generated site", '<a href="p0.html">start</a>'), head=head)
         if pages and path.startswith("/gen/p") and path.endswith(".html"):

@@ -125,27 +125,11 @@ on_signal(int sig)
 static noreturn void
 done(const char *status, const char *output_str, const char *error)
 {
-	rec_t r = {0}, ctx;
 	buf_t line = {0};
-	const char *c = getenv("EXTRA_CONTEXT");
-	if (c && *c && rec_parse(&ctx, c, strlen(c)) == 0) {
-		for (int i = 0; i < ctx.n; i++)
-			if (strcmp(ctx.f[i].key, "type") && strcmp(ctx.f[i].key, "status") &&
-			    strcmp(ctx.f[i].key, "output_str") && strcmp(ctx.f[i].key, "error"))
-				rec_set_raw(&r, ctx.f[i].key, ctx.f[i].val);
-		rec_free(&ctx);
-	}
-	rec_set_str(&r, "type", "ArchiveResult");
-	rec_set_str(&r, "status", status);
-	rec_set_str(&r, "output_str", output_str);
-	if (error && *error)
-		rec_set_str(&r, "error", error);
-	rec_line(&r, &line);
-	buf_addc(&line, '\n');
+	hook_result_line(&line, status, output_str, error);
 	fwrite(line.p, 1, line.len, stdout);
 	fflush(stdout);
 	buf_free(&line);
-	rec_free(&r);
 	release();
 	if (got_signal == SIGTERM)
 		_exit(143);
@@ -404,14 +388,8 @@ read_log(int fd, pid_t pid, log_t *l)
 int
 main(int argc, char **argv)
 {
-	const char *url = NULL;
 	err_init(argv[0]);
-	for (int i = 1; i < argc; i++) {
-		if (!strncmp(argv[i], "--url=", 6))
-			url = argv[i] + 6;
-		else if (!strcmp(argv[i], "--url") && i + 1 < argc)
-			url = argv[++i];
-	}
+	const char *url = hook_url(argc, argv);
 	struct sigaction sa = {0};
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);

@@ -1,0 +1,224 @@
+/*
+ * headers.c — the headers hook: the page's HTTP response headers, as
+ * headers.json.  Built as on_Snapshot__12_headers.bin beside this file.
+ *
+ *   on_Snapshot__12_headers.bin --url=URL      (cwd = <snapshot>/headers/)
+ *
+ * A hook by ArchiveBox's contract (settings in the environment, JSONL on
+ * stdout, logs on stderr; exit 0 succeeded, 10 skipped, else 1), in C
+ * because a shell version started seven programs for one page (mktemp,
+ * curl, tr, awk, jq, mv, rm): this one starts curl and nothing else (abx(7)
+ * INTERNALS, "The cost of a page").
+ *
+ * 0. HEADERS_ENABLED false: "skipped".  No --url, or one beginning with
+ *    "-": "failed".  Not http(s): "skipped".  The timeout is
+ *    HEADERS_TIMEOUT, else TIMEOUT, else 60 seconds.
+ * 1. GET the URL with curl as hook.sh's hook_curl runs it (hookcurl.h:
+ *    body discarded, redirects followed, the headers of every response
+ *    dumped into an unlinked temp file).  A HEAD would not do: servers
+ *    answer it differently.  curl failed (no response): its stderr is
+ *    copied to ours, and the result is "failed" with its last line (else
+ *    "curl failed").
+ * 2. Keep the last response's block (the lines after the last one that
+ *    begins "HTTP/", CRs dropped): each line "Name: value" (a name of at
+ *    least one character, not beginning with a space or tab), the name
+ *    lower-cased, the spaces and tabs after the colon dropped, a repeated
+ *    header's values joined with ", " (RFC 9110 5.3); the status code
+ *    (0 if curl gave none) first, as the number under "status", which a
+ *    "Status:" header replaces.  Written as headers.json, two-space
+ *    indented as jq(1) writes it:
+ *      {
+ *        "status": 200,
+ *        "content-type": "text/html"
+ *      }
+ * 3. "succeeded" whatever the status (the headers of a 404 are the record
+ *    of a 404), output_str "headers.json (HTTP <code>)", over
+ *    $EXTRA_CONTEXT's members (hookenv.h).
+ * SIGTERM or SIGINT stops curl and prints a "failed" result, "interrupted
+ * by SIGTERM" (exit 143) or "by SIGINT" (130).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "err.h"
+#include "hookcurl.h"
+#include "hookenv.h"
+
+static hcurl_t curl;
+static buf_t head;
+
+/* The headers of the last block: names[i] (lower case), vals[i]. */
+typedef struct {
+	buf_t *names, *vals;
+	size_t n;
+} hdrs_t;
+
+static hdrs_t h;
+
+static void
+hdrs_clear(void)
+{
+	for (size_t i = 0; i < h.n; i++)
+		buf_free(&h.names[i]), buf_free(&h.vals[i]);
+	free(h.names), free(h.vals);
+	memset(&h, 0, sizeof h);
+}
+
+static noreturn void
+done(const char *status, const char *output_str, const char *error)
+{
+	buf_t line = {0};
+	hook_result_line(&line, status, output_str, error);
+	fwrite(line.p, 1, line.len, stdout);
+	fflush(stdout);
+	buf_free(&line);
+	hcurl_free(&curl);
+	buf_free(&head);
+	hdrs_clear();
+	if (curl.sig)
+		exit(curl.sig == SIGINT ? 130 : 143);
+	if (!strcmp(status, "succeeded"))
+		exit(0);
+	exit(!strcmp(status, "skipped") ? 10 : 1);
+}
+
+/* Add "name: value" (line, n bytes) to the block, or join its value. */
+static void
+add_header(const char *line, size_t n)
+{
+	const char *colon = memchr(line, ':', n);
+	if (!colon || colon == line)
+		return;
+	buf_t name = {0};
+	for (const char *p = line; p < colon; p++)
+		buf_addc(&name, *p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+	const char *v = colon + 1, *end = line + n;
+	while (v < end && (*v == ' ' || *v == '\t'))
+		v++;
+	for (size_t i = 0; i < h.n; i++)
+		if (h.names[i].len == name.len && !memcmp(h.names[i].p, name.p, name.len)) {
+			buf_adds(&h.vals[i], ", ");
+			buf_add(&h.vals[i], v, end - v);
+			buf_free(&name);
+			return;
+		}
+	h.names = xrealloc(h.names, (h.n + 1) * sizeof *h.names);
+	h.vals = xrealloc(h.vals, (h.n + 1) * sizeof *h.vals);
+	h.names[h.n] = name;
+	memset(&h.vals[h.n], 0, sizeof h.vals[h.n]);
+	buf_add(&h.vals[h.n], v, end - v);
+	buf_cstr(&h.vals[h.n]);
+	h.n++;
+}
+
+int
+main(int argc, char **argv)
+{
+	err_init(argv[0]);
+	signal(SIGPIPE, SIG_IGN);
+	const char *url = hook_url(argc, argv);
+	const char *enabled = getenv("HEADERS_ENABLED");
+	char msg[1024];
+	if (enabled && hook_false(enabled))
+		done("skipped", "HEADERS_ENABLED is false", NULL);
+	if (!url || !*url) {
+		const char *base = strrchr(argv[0], '/');
+		snprintf(msg, sizeof msg, "usage: %s --url=URL", base ? base + 1 : argv[0]);
+		done("failed", "no --url given", msg);
+	}
+	if (url[0] == '-') {
+		snprintf(msg, sizeof msg, "bad URL: %s", url);
+		done("failed", msg, "a URL may not begin with -");
+	}
+	if (strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8))
+		done("skipped", "not an http(s) URL", NULL);
+
+	/* 1. the headers */
+	int fd = hook_tmpfile();
+	if (fd < 0) {
+		snprintf(msg, sizeof msg, "cannot create a temp file: %s", strerror(errno));
+		done("failed", msg, msg);
+	}
+	const char *args[] = {"--output", "/dev/null", "--dump-header", "/dev/fd/3", "--write-out",
+	                      "%{http_code}", NULL};
+	int rc = hook_curl_run(url, args, hook_timeout("HEADERS_TIMEOUT"), fd, &curl);
+	if (curl.sig)
+		done("failed", curl.sig == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM", NULL);
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", curl.why);
+		done("failed", curl.why, curl.why);
+	}
+	if (rc != 0) {
+		fwrite(curl.err.p ? curl.err.p : "", 1, curl.err.len, stderr);
+		hook_last_line(&curl.err, msg, sizeof msg);
+		if (!msg[0])
+			snprintf(msg, sizeof msg, "curl failed");
+		done("failed", msg, msg);
+	}
+	const char *code = buf_cstr(&curl.out);
+	if (!*code || strspn(code, "0123456789") != strlen(code) || strlen(code) > 9)
+		code = "0";
+	long status = atol(code);
+
+	/* 2. the last block */
+	char chunk[8192];
+	ssize_t n;
+	while ((n = pread(fd, chunk, sizeof chunk, head.len)) > 0)
+		buf_add(&head, chunk, n);
+	close(fd);
+	size_t w = 0;
+	for (size_t i = 0; i < head.len; i++)
+		if (head.p[i] != '\r')
+			head.p[w++] = head.p[i];
+	head.len = w;
+	for (size_t i = 0; i < head.len;) {
+		char *nl = memchr(head.p + i, '\n', head.len - i);
+		size_t len = nl ? (size_t)(nl - head.p) - i : head.len - i;
+		const char *l = head.p + i;
+		if (len >= 5 && !memcmp(l, "HTTP/", 5))
+			hdrs_clear();
+		else if (len > 1 && l[0] != ' ' && l[0] != '\t' && memchr(l + 1, ':', len - 1))
+			add_header(l, len);
+		i += len + 1;
+	}
+	buf_t json = {0};
+	buf_addf(&json, "{\n  \"status\": ");
+	size_t at = json.len;
+	buf_addf(&json, "%ld", status);
+	for (size_t i = 0; i < h.n; i++) {
+		if (!strcmp(buf_cstr(&h.names[i]), "status")) {
+			/* a Status: header takes the place of the code */
+			buf_t t = {0};
+			buf_add(&t, json.p, at);
+			buf_json_str(&t, h.vals[i].p, h.vals[i].len);
+			buf_add(&t, json.p + at + strcspn(json.p + at, ",\n"),
+			    json.len - at - strcspn(json.p + at, ",\n"));
+			buf_free(&json);
+			json = t;
+			continue;
+		}
+		buf_adds(&json, ",\n  ");
+		buf_json_str(&json, h.names[i].p, h.names[i].len);
+		buf_adds(&json, ": ");
+		buf_json_str(&json, h.vals[i].p ? h.vals[i].p : "", h.vals[i].len);
+	}
+	buf_adds(&json, "\n}\n");
+
+	/* 3. headers.json */
+	int out = open("headers.json", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int ok = out >= 0 && write(out, json.p, json.len) == (ssize_t)json.len;
+	if (out >= 0 && close(out) < 0)
+		ok = 0;
+	buf_free(&json);
+	if (!ok)
+		done("failed", "cannot write headers.json", NULL);
+	snprintf(msg, sizeof msg, "headers.json (HTTP %s)", code);
+	done("succeeded", msg, NULL);
+}

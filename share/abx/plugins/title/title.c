@@ -1,0 +1,342 @@
+/*
+ * title.c — the title hook: the page's <title>, into title.txt and a
+ * Snapshot record.  Built as on_Snapshot__10_title.bin beside this file.
+ *
+ *   on_Snapshot__10_title.bin --url=URL      (cwd = <snapshot>/title/)
+ *
+ * A hook by ArchiveBox's contract (settings in the environment, JSONL on
+ * stdout, logs on stderr; exit 0 succeeded or noresults, 10 skipped, else
+ * 1), in C because a shell version started ten programs for one title
+ * (mktemp, curl, head, tr, grep, head, sed, sed, iconv, rm): this one
+ * starts curl and nothing else (abx(7) INTERNALS, "The cost of a page").
+ *
+ * 0. TITLE_ENABLED false: "skipped".  No --url, or one beginning with "-":
+ *    "failed".  Not http(s): "skipped".  The timeout is TITLE_TIMEOUT, else
+ *    TIMEOUT, else 60 seconds.
+ * 1. GET the URL with curl as hook.sh's hook_curl runs it (hookcurl.h:
+ *    redirects followed), the body into an unlinked temp file.  curl
+ *    failed: its stderr is copied to ours, and the result is "failed" with
+ *    its last line (else "curl failed").  An HTTP status that is not a
+ *    number below 400: "failed", "HTTP <code>".
+ * 2. Take the first <title>...</title> of the first MiB (any case, across
+ *    lines: \n \r \t \f count as spaces; the tag may have attributes after
+ *    a space), runs of spaces made one, a space at either end dropped,
+ *    then &lt; &gt; &quot; &#39; (&#039;...) &#x27; &apos; &nbsp; &amp;
+ *    decoded, each in turn.  None, or an empty one, or a first MiB with a
+ *    NUL byte in it (a binary file, as grep(1) sees it): "noresults", "No
+ *    title found".
+ * 3. title.txt gets the title's bytes as served (no newline).  The records
+ *    need UTF-8: a title that is not UTF-8 is converted (iconv(3)) from the
+ *    charset of the Content-Type (its last charset=), else of the first
+ *    charset= in the page's first 4 KiB, else windows-1252; if that fails,
+ *    the bytes are kept and those that are not UTF-8 become U+FFFD in the
+ *    JSON.  Prints
+ *      {"type":"Snapshot","title":"..."}
+ *      {"type":"ArchiveResult","status":"succeeded","output_str":"<title>"}
+ *    the result over $EXTRA_CONTEXT's members (hookenv.h).
+ * SIGTERM or SIGINT stops curl and prints a "failed" result, "interrupted
+ * by SIGTERM" (exit 143) or "by SIGINT" (130).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <iconv.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "err.h"
+#include "hookcurl.h"
+#include "hookenv.h"
+#include "json.h"
+
+enum { MIB = 1 << 20, HEAD = 4096 };
+
+static hcurl_t curl;
+static buf_t page, title, utf8;
+
+static noreturn void
+done(const char *status, const char *output_str, const char *error)
+{
+	buf_t line = {0};
+	hook_result_line(&line, status, output_str, error);
+	fwrite(line.p, 1, line.len, stdout);
+	fflush(stdout);
+	buf_free(&line);
+	hcurl_free(&curl);
+	buf_free(&page), buf_free(&title), buf_free(&utf8);
+	if (curl.sig)
+		exit(curl.sig == SIGINT ? 130 : 143);
+	if (!strcmp(status, "succeeded") || !strcmp(status, "noresults"))
+		exit(0);
+	exit(!strcmp(status, "skipped") ? 10 : 1);
+}
+
+/* Does p (n bytes) begin with the lower-case word w, in any case? */
+static int
+starts_ci(const char *p, size_t n, const char *w)
+{
+	size_t k = strlen(w);
+	return n >= k && strncasecmp(p, w, k) == 0;
+}
+
+/* The text of the first <title ...>TEXT</title in p, into out; 0, or -1. */
+static int
+first_title(const char *p, size_t n, buf_t *out)
+{
+	for (size_t i = 0; i + 6 < n; i++) {
+		if (p[i] != '<' || !starts_ci(p + i + 1, n - i - 1, "title"))
+			continue;
+		size_t j = i + 6;
+		if (p[j] != '>') {
+			if (!isspace((unsigned char)p[j]))
+				continue;
+			while (j < n && p[j] != '>')
+				j++;
+			if (j == n)
+				return -1;
+		}
+		size_t k = ++j;
+		while (k < n && p[k] != '<')
+			k++;
+		if (k < n && starts_ci(p + k, n - k, "</title")) {
+			buf_add(out, p + j, k - j);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Replace every from by to in b, in one pass from the left. */
+static void
+replace(buf_t *b, const char *from, const char *to)
+{
+	size_t fl = strlen(from);
+	buf_t o = {0};
+	for (size_t i = 0; i < b->len;) {
+		if (b->len - i >= fl && memcmp(b->p + i, from, fl) == 0) {
+			buf_adds(&o, to);
+			i += fl;
+		} else {
+			buf_addc(&o, b->p[i++]);
+		}
+	}
+	buf_reset(b);
+	buf_add(b, o.p ? o.p : "", o.len);
+	buf_free(&o);
+}
+
+/* &#0*39; or &#[xX]0*27; (an apostrophe) at p: its length, else 0. */
+static size_t
+apos_ref(const char *p, size_t n)
+{
+	size_t i = 2;
+	if (n < 2 || p[0] != '&' || p[1] != '#')
+		return 0;
+	int hex = i < n && (p[i] == 'x' || p[i] == 'X');
+	i += hex;
+	while (i < n && p[i] == '0')
+		i++;
+	const char *want = hex ? "27;" : "39;";
+	return n - i >= 3 && memcmp(p + i, want, 3) == 0 ? i + 3 : 0;
+}
+
+/* The decimal, then the hexadecimal, apostrophe references, each pass as
+ * sed's s/&#0*39;/'/g and s/&#[xX]0*27;/'/g. */
+static void
+replace_apos(buf_t *b, int hex)
+{
+	buf_t o = {0};
+	for (size_t i = 0; i < b->len;) {
+		size_t k = apos_ref(b->p + i, b->len - i);
+		if (k && (b->p[i + 2] == 'x' || b->p[i + 2] == 'X') == hex) {
+			buf_addc(&o, '\'');
+			i += k;
+		} else {
+			buf_addc(&o, b->p[i++]);
+		}
+	}
+	buf_reset(b);
+	buf_add(b, o.p ? o.p : "", o.len);
+	buf_free(&o);
+}
+
+/* Spaces: runs made one, one at either end dropped. */
+static void
+squeeze(buf_t *b)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < b->len; i++)
+		if (b->p[i] != ' ' || w == 0 || b->p[w - 1] != ' ')
+			b->p[w++] = b->p[i];
+	size_t s = w > 0 && b->p[0] == ' ';
+	if (w > s && b->p[w - 1] == ' ')
+		w--;
+	memmove(b->p, b->p + s, w - s);
+	b->len = w - s;
+	if (b->p)
+		b->p[b->len] = 0;
+}
+
+/* The charset= value at p (after "charset="): [-A-Za-z0-9_:.]*, past one
+ * optional quote. */
+static void
+charset_at(const char *p, const char *end, char *out, size_t n)
+{
+	if (p < end && (*p == '"' || *p == '\''))
+		p++;
+	size_t k = 0;
+	while (p < end && k + 1 < n && (isalnum((unsigned char)*p) || strchr("-_:.", *p)))
+		out[k++] = *p++;
+	out[k] = 0;
+}
+
+/* The charset of the title: the Content-Type's last charset=, else the
+ * page's first in its first 4 KiB. */
+static void
+find_charset(const char *ctype, char *out, size_t n)
+{
+	out[0] = 0;
+	const char *last = NULL;
+	for (const char *p = ctype; (p = strcasestr(p, "charset=")); p += 8)
+		last = p + 8;
+	if (last)
+		charset_at(last, last + strlen(last), out, n);
+	if (out[0])
+		return;
+	size_t h = page.len < HEAD ? page.len : HEAD;
+	for (size_t i = 0; i + 8 <= h; i++)
+		if (starts_ci(page.p + i, h - i, "charset=")) {
+			charset_at(page.p + i + 8, page.p + h, out, n);
+			return;
+		}
+}
+
+/* title converted from charset to UTF-8 into out: 0, or -1. */
+static int
+convert(const char *charset, buf_t *out)
+{
+	iconv_t cd = iconv_open("UTF-8", charset);
+	if (cd == (iconv_t)-1)
+		return -1;
+	char *in = title.p;
+	size_t left = title.len, cap = title.len * 4 + 16;
+	char *o = xmalloc(cap), *op = o;
+	size_t room = cap;
+	int rc = iconv(cd, &in, &left, &op, &room) == (size_t)-1 ||
+	                 iconv(cd, NULL, NULL, &op, &room) == (size_t)-1 ? -1 : 0;
+	iconv_close(cd);
+	if (rc == 0)
+		buf_add(out, o, op - o);
+	free(o);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	err_init(argv[0]);
+	signal(SIGPIPE, SIG_IGN);
+	const char *url = hook_url(argc, argv);
+	const char *enabled = getenv("TITLE_ENABLED");
+	char msg[1024], msg2[1024];
+	if (enabled && hook_false(enabled))
+		done("skipped", "TITLE_ENABLED is false", NULL);
+	if (!url || !*url) {
+		const char *base = strrchr(argv[0], '/');
+		snprintf(msg, sizeof msg, "usage: %s --url=URL", base ? base + 1 : argv[0]);
+		done("failed", "no --url given", msg);
+	}
+	if (url[0] == '-') {
+		snprintf(msg, sizeof msg, "bad URL: %s", url);
+		done("failed", msg, "a URL may not begin with -");
+	}
+	if (strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8))
+		done("skipped", "not an http(s) URL", NULL);
+
+	/* 1. the page */
+	int body = hook_tmpfile();
+	if (body < 0) {
+		snprintf(msg, sizeof msg, "cannot create a temp file: %s", strerror(errno));
+		done("failed", msg, msg);
+	}
+	const char *args[] = {"--output", "/dev/fd/3", "--write-out", "%{http_code} %{content_type}", NULL};
+	int rc = hook_curl_run(url, args, hook_timeout("TITLE_TIMEOUT"), body, &curl);
+	if (curl.sig)
+		done("failed", curl.sig == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM", NULL);
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", curl.why);
+		done("failed", curl.why, curl.why);
+	}
+	if (rc != 0) {
+		fwrite(curl.err.p ? curl.err.p : "", 1, curl.err.len, stderr);
+		hook_last_line(&curl.err, msg, sizeof msg);
+		if (!msg[0])
+			snprintf(msg, sizeof msg, "curl failed");
+		done("failed", msg, msg);
+	}
+	char *meta = curl.out.p ? curl.out.p : "";
+	char *sp = strchr(meta, ' ');
+	const char *ctype = sp ? sp + 1 : meta;
+	if (sp)
+		*sp = 0;
+	if (!*meta || strspn(meta, "0123456789") != strlen(meta) || strlen(meta) > 9 || atol(meta) >= 400) {
+		snprintf(msg, sizeof msg, "HTTP %s", meta);
+		snprintf(msg2, sizeof msg2, "HTTP %s from %s", meta, url);
+		done("failed", msg, msg2);
+	}
+
+	/* 2. the title */
+	char chunk[65536];
+	ssize_t n;
+	while (page.len < MIB && (n = pread(body, chunk, sizeof chunk, page.len)) > 0)
+		buf_add(&page, chunk, page.len + n > MIB ? MIB - page.len : (size_t)n);
+	close(body);
+	buf_t flat = {0};
+	buf_add(&flat, page.p ? page.p : "", page.len);
+	for (size_t i = 0; i < flat.len; i++)
+		if (strchr("\n\r\t\f", flat.p[i]) && flat.p[i])
+			flat.p[i] = ' ';
+	int found = !memchr(flat.p ? flat.p : "", 0, flat.len) && first_title(flat.p, flat.len, &title) == 0;
+	buf_free(&flat);
+	if (found) {
+		squeeze(&title);
+		replace(&title, "&lt;", "<");
+		replace(&title, "&gt;", ">");
+		replace(&title, "&quot;", "\"");
+		replace_apos(&title, 0);
+		replace_apos(&title, 1);
+		replace(&title, "&apos;", "'");
+		replace(&title, "&nbsp;", " ");
+		replace(&title, "&amp;", "&");
+	}
+	if (!found || title.len == 0)
+		done("noresults", "No title found", NULL);
+
+	/* 3. title.txt, and the records */
+	int fd = open("title.txt", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0 || write(fd, title.p, title.len) != (ssize_t)title.len || close(fd) < 0)
+		done("failed", "cannot write title.txt", NULL);
+	buf_t fixed = {0};
+	int bad = json_fix_utf8(title.p, title.len, &fixed);
+	buf_free(&fixed);
+	if (bad) {
+		char cs[128];
+		find_charset(ctype, cs, sizeof cs);
+		if (convert(cs[0] ? cs : "WINDOWS-1252", &utf8) < 0)
+			buf_reset(&utf8);
+	}
+	if (!utf8.len)
+		buf_add(&utf8, title.p, title.len);
+	buf_t line = {0};
+	buf_adds(&line, "{\"type\":\"Snapshot\",\"title\":");
+	buf_json_str(&line, utf8.p, utf8.len);
+	buf_adds(&line, "}\n");
+	fwrite(line.p, 1, line.len, stdout);
+	buf_free(&line);
+	done("succeeded", buf_cstr(&utf8), NULL);
+}

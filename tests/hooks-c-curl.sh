@@ -1,0 +1,93 @@
+#!/bin/sh
+# hooks-c-curl.sh — the title and headers hooks, built from C (on_*.bin),
+# start no program but curl: they work with an empty PATH and leave
+# nothing in TMPDIR, not even after a kill -9; a curl that cannot be run is
+# named; a title is found as the shell hook found it (the first <title ...>,
+# not <titlex>; none in a binary page) and converted from a <meta charset>;
+# headers.json joins a repeated header, lets a Status: header replace the
+# code, is written as jq writes it; SIGTERM stops curl and still gives a
+# result.  (tests/plugins.sh has the rest of their behaviour.)
+# shellcheck source-path=SCRIPTDIR source=lib/tap.sh
+. "$(dirname "$0")/lib/tap.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/httpd.sh
+. "$(dirname "$0")/lib/httpd.sh"
+
+PLUG=$SHARE/abx/plugins
+TH=$PLUG/title/on_Snapshot__10_title.bin
+HH=$PLUG/headers/on_Snapshot__12_headers.bin
+CURL=$(command -v curl)
+plan 22
+
+httpd_start --log "$T/requests.log" || exit 1
+mkdir "$T/tmp"
+
+# run DIR HOOK PATH [VAR=value...]: HOOK on $BASE/PATH with cwd DIR (made),
+# stdout in $T/out, stderr in $T/err, its exit code in $rc; PATH empty,
+# TMPDIR $T/tmp
+run() {
+	_d=$1 _h=$2 _p=$3
+	shift 3
+	mkdir -p "$_d"
+	(cd "$_d" && exec env PATH=/nonexistent TMPDIR="$T/tmp" CURL_BINARY="$CURL" "$@" "$_h" \
+		--url="$BASE/$_p" >"$T/out" 2>"$T/err")
+	rc=$?
+}
+field() { jq -r "select(.type == \"ArchiveResult\") | .$1" "$T/out"; }
+
+# ---- title
+run "$T/t1" "$TH" site/
+is "$rc $(field status) $(cat "$T/t1/title.txt")" "0 succeeded abx test site" "title: with PATH empty, curl alone"
+is "$(ls -A "$T/tmp")" "" "title: nothing is left in TMPDIR"
+run "$T/t2" "$TH" multi
+is "$(field output_str)" "Привет" "title: converted from the charset a <meta> names"
+ok "title: title.txt keeps the bytes as served" test "$(wc -c <"$T/t2/title.txt")" -eq 6
+run "$T/t3" "$TH" nul
+is "$rc $(field status) $(field output_str)" "0 noresults No title found" "title: a binary page has none"
+ok "title: and no title.txt" test ! -e "$T/t3/title.txt"
+run "$T/t4" "$TH" site/ CURL_BINARY=/nonexistent/curl
+like "$rc $(field output_str)" "^1 unable to run /nonexistent/curl: No such file" "title: a curl that cannot be run is named"
+run "$T/t5" "$TH" missing
+is "$rc $(field output_str) | $(field error)" "1 HTTP 404 | HTTP 404 from $BASE/missing" "title: a 404 fails with its code"
+run "$T/t6" "$TH" site/ TITLE_ENABLED=no
+is "$rc $(field status)" "10 skipped" "title: TITLE_ENABLED=no skips"
+run "$T/t7" "$TH" site/ EXTRA_CONTEXT='{"snapshot_id":"s1","status":"x"}'
+is "$(jq -c 'select(.type == "ArchiveResult") | [.snapshot_id, .status]' "$T/out")" '["s1","succeeded"]' \
+	"title: the result is printed over EXTRA_CONTEXT, whose status it replaces"
+
+# ---- headers
+run "$T/h1" "$HH" multi
+is "$rc $(field output_str)" "0 headers.json (HTTP 200)" "headers: with PATH empty, curl alone"
+is "$(jq -r '."set-cookie"' "$T/h1/headers.json")" "a=1, b=2" "headers: a repeated header's values are joined"
+is "$(jq -c '[.status, (keys_unsorted | .[0])]' "$T/h1/headers.json")" '["201 Made","status"]' \
+	"headers: a Status: header takes the code's place"
+is "$(head -n 2 "$T/h1/headers.json")" "{
+  \"status\": \"201 Made\"," "headers: written as jq writes it"
+is "$(jq -r type "$T/h1/headers.json")" object "headers: and it is one JSON object"
+is "$(ls -A "$T/tmp")" "" "headers: nothing is left in TMPDIR"
+run "$T/h2" "$HH" redirect
+is "$(jq -c '[.status, .location]' "$T/h2/headers.json")" '[200,null]' "headers: the last response's block"
+run "$T/h3" "$HH" site/ CURL_BINARY=/nonexistent/curl
+like "$rc $(field output_str)" "^1 unable to run /nonexistent/curl: No such file" "headers: a curl that cannot be run is named"
+
+# ---- signals
+mkdir -p "$T/s1"
+(cd "$T/s1" && exec env TMPDIR="$T/tmp" "$TH" --url="$BASE/slow?s=30" >"$T/out" 2>"$T/err") &
+pid=$!
+slow() { pgrep -f "slow[?]s=$1" >/dev/null; }
+ok "title: curl is fetching a slow page" wait_for 10 slow 30
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+is "$rc $(field output_str)" "143 interrupted by SIGTERM" "title: SIGTERM gives a failed result, exit 143"
+gone() { ! slow "$1"; }
+ok "title: and curl is gone" wait_for 5 gone 30
+mkdir -p "$T/s2"
+(cd "$T/s2" && exec env TMPDIR="$T/tmp" "$HH" --url="$BASE/slow?s=31" >"$T/out" 2>"$T/err") &
+pid=$!
+wait_for 10 slow 31
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+pkill -f "slow[?]s=31"
+is "$(ls -A "$T/tmp")" "" "headers: a kill -9 mid-fetch leaves nothing in TMPDIR (unlinked temp files)"
+
+done_testing
