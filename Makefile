@@ -32,6 +32,7 @@ BENCHES = $(patsubst %.c,%,$(sort $(wildcard bench/*.c)))
 PLUGDIR = share/abx/plugins
 HOOKBINS = $(O)$(PLUGDIR)/wget/on_Snapshot__06_wget.finite.bg.bin \
            $(O)$(PLUGDIR)/title/on_Snapshot__10_title.bin \
+           $(O)$(PLUGDIR)/favicon/on_Snapshot__11_favicon.bin \
            $(O)$(PLUGDIR)/headers/on_Snapshot__12_headers.bin \
            $(O)$(PLUGDIR)/parse_html_urls/on_Snapshot__75_parse_html_urls.bin
 
@@ -72,6 +73,9 @@ $(O)$(PLUGDIR)/wget/on_Snapshot__06_wget.finite.bg.bin: $(PLUGDIR)/wget/wget.c $
 	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LDLIBS)
 
 $(O)$(PLUGDIR)/title/on_Snapshot__10_title.bin: $(PLUGDIR)/title/title.c $(LIBA) lib/*.h $(O)build.flags | $(if $(O),$(O)share)
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LDLIBS)
+
+$(O)$(PLUGDIR)/favicon/on_Snapshot__11_favicon.bin: $(PLUGDIR)/favicon/favicon.c $(LIBA) lib/*.h $(O)build.flags | $(if $(O),$(O)share)
 	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LDLIBS)
 
 $(O)$(PLUGDIR)/headers/on_Snapshot__12_headers.bin: $(PLUGDIR)/headers/headers.c $(LIBA) lib/*.h $(O)build.flags | $(if $(O),$(O)share)

@@ -1,12 +1,15 @@
 #!/bin/sh
-# hooks-c-curl.sh — the title and headers hooks, built from C (on_*.bin),
-# start no program but curl: they work with an empty PATH and leave
-# nothing in TMPDIR, not even after a kill -9; a curl that cannot be run is
-# named; a title is found as the shell hook found it (the first <title ...>,
-# not <titlex>; none in a binary page) and converted from a <meta charset>;
-# headers.json joins a repeated header, lets a Status: header replace the
-# code, is written as jq writes it; SIGTERM stops curl and still gives a
-# result.  (tests/plugins.sh has the rest of their behaviour.)
+# hooks-c-curl.sh — the title, headers and favicon hooks, built from C
+# (on_*.bin), start no program but curl (and favicon the parser): they
+# work with an empty PATH and leave nothing in TMPDIR, not even after a
+# kill -9; a curl that cannot be run is named; a title is found as the
+# shell hook found it (the first <title ...>; none in a binary page) and
+# converted from a <meta charset>; headers.json joins a repeated header,
+# lets a Status: header replace the code, is written as jq writes it; the
+# favicon is the page's <link rel=icon> first, found by the parser beside
+# the hook even when it is run by name from PATH, and a site that cannot
+# be reached fails with curl's words; SIGTERM stops curl and still gives
+# a result.  (tests/plugins.sh has the rest of their behaviour.)
 # shellcheck source-path=SCRIPTDIR source=lib/tap.sh
 . "$(dirname "$0")/lib/tap.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/httpd.sh
@@ -15,8 +18,9 @@
 PLUG=$SHARE/abx/plugins
 TH=$PLUG/title/on_Snapshot__10_title.bin
 HH=$PLUG/headers/on_Snapshot__12_headers.bin
+FH=$PLUG/favicon/on_Snapshot__11_favicon.bin
 CURL=$(command -v curl)
-plan 22
+plan 27
 
 httpd_start --log "$T/requests.log" || exit 1
 mkdir "$T/tmp"
@@ -68,6 +72,21 @@ run "$T/h2" "$HH" redirect
 is "$(jq -c '[.status, .location]' "$T/h2/headers.json")" '[200,null]' "headers: the last response's block"
 run "$T/h3" "$HH" site/ CURL_BINARY=/nonexistent/curl
 like "$rc $(field output_str)" "^1 unable to run /nonexistent/curl: No such file" "headers: a curl that cannot be run is named"
+
+# ---- favicon
+run "$T/f1" "$FH" iconlink
+is "$rc $(field output_str)" "0 favicon.png" "favicon: the page's <link rel=icon> first, with PATH empty"
+curl -s "$BASE/site/img.png" >"$T/img.png"
+ok "favicon: the server's bytes" cmp -s "$T/img.png" "$T/f1/favicon.png"
+is "$(ls -A "$T/tmp")" "" "favicon: nothing is left in TMPDIR"
+mkdir -p "$T/f2"
+(cd "$T/f2" && exec env PATH="$PLUG/favicon" TMPDIR="$T/tmp" CURL_BINARY="$CURL" \
+	on_Snapshot__11_favicon.bin --url="$BASE/iconlink" >"$T/out" 2>"$T/err")
+is "$(field output_str)" "favicon.png" "favicon: run by name from PATH, it still finds the parser beside it"
+mkdir -p "$T/f3"
+(cd "$T/f3" && exec env PATH=/nonexistent CURL_BINARY="$CURL" "$FH" --url=http://127.0.0.1:9/ \
+	>"$T/out" 2>"$T/err")
+like "$? $(field output_str)" "^1 curl: \(7\) " "favicon: a site that does not answer fails with curl's words"
 
 # ---- signals
 mkdir -p "$T/s1"

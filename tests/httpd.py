@@ -63,6 +63,7 @@ Special paths:
                    title is Russian "Privet" in windows-1251 bytes, named
                    by a <meta charset> only
     /nul           a page that begins with a NUL byte (binary), titled
+    /iconlink      a page whose <link rel="shortcut icon"> is site/img.png
 
 /gen/ (with --pages N): /gen/ is an index linking only /gen/p0.html.
 /gen/pI.html (I = 0..N-1) links its children p(2I+1) and p(2I+2) (those
@@ -298,6 +299,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             return self.reply(200, body, "text/html",
                               headers=[("Set-Cookie", "a=1"), ("Set-Cookie", "b=2"),
                                        ("Status", "201 Made")], head=head)
+        if path == "/iconlink":
+            return self.reply(200, page("Icon link", '<link rel="shortcut icon" href="site/img.png">'),
+                              head=head)
         if path == "/nul":
             return self.reply(200, b"\x00<title>binary</title>\n", head=head)
         if pages and path == "/gen/":

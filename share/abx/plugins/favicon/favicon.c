@@ -1,0 +1,275 @@
+/*
+ * favicon.c — the favicon hook: the site's icon, as favicon.<ext>.
+ * Built as on_Snapshot__11_favicon.bin beside this file.
+ *
+ *   on_Snapshot__11_favicon.bin --url=URL      (cwd = <snapshot>/favicon/)
+ *
+ * A hook by ArchiveBox's contract (settings in the environment, JSONL on
+ * stdout, logs on stderr; exit 0 succeeded, 10 skipped, else 1), in C
+ * because a shell version started up to twelve programs a run (mktemp,
+ * curl, the parser, sed, head, curl, tail, curl, mv, cat, rm): this one
+ * starts curl (once for the page, once for each candidate) and the parser.
+ *
+ * 0. FAVICON_ENABLED false: "skipped".  No --url, or one beginning with
+ *    "-": "failed".  Not http(s): "skipped".  The timeout of each curl is
+ *    FAVICON_TIMEOUT, else TIMEOUT, else 60 seconds.
+ * 1. GET the page (curl as hook.sh's hook_curl runs it, hookcurl.h; any
+ *    status); its first <link rel=icon> (any rel with the token "icon"),
+ *    resolved against the page's final URL and its <base>, is the first
+ *    candidate.  The HTML is read by parse_html_urls --icon, the C parser
+ *    of the sibling plugin (../parse_html_urls/ beside this program, found
+ *    through /proc/self/exe); without it only step 2 is tried.
+ * 2. Then /favicon.ico of the origin of the page's final URL.
+ * 3. The first candidate that answers 2xx (curl --fail) with a non-empty
+ *    body whose Content-Type is not HTML is saved as favicon.<ext>, ext
+ *    from its Content-Type (ico for any "icon", png, gif, jpg, svg, webp;
+ *    else ico).  "succeeded", output_str favicon.<ext>.  None: "skipped",
+ *    exit 10, "no favicon found"; but if the last candidate that failed
+ *    got no answer at all (curl's error other than an HTTP status, (22)),
+ *    "failed" with curl's last line.  curl's stderr of every fetch is
+ *    copied to ours at the end.
+ * SIGTERM or SIGINT stops curl and prints a "failed" result, "interrupted
+ * by SIGTERM" (exit 143) or "by SIGINT" (130).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "err.h"
+#include "hookcurl.h"
+#include "hookenv.h"
+
+extern char **environ;
+
+static hcurl_t curl;
+static buf_t errs;   /* every curl's stderr */
+static int got_sig;
+
+static noreturn void
+done(const char *status, const char *output_str, const char *error)
+{
+	buf_t line = {0};
+	hook_result_line(&line, status, output_str, error);
+	fwrite(line.p, 1, line.len, stdout);
+	fflush(stdout);
+	buf_free(&line);
+	hcurl_free(&curl);
+	buf_free(&errs);
+	if (got_sig)
+		exit(got_sig == SIGINT ? 130 : 143);
+	if (!strcmp(status, "succeeded"))
+		exit(0);
+	exit(!strcmp(status, "skipped") ? 10 : 1);
+}
+
+/* curl URL with args, its stderr kept; stops us with a result on a signal. */
+static int
+fetch(const char *url, const char *const args[], int fd3)
+{
+	hcurl_free(&curl);
+	int rc = hook_curl_run(url, args, hook_timeout("FAVICON_TIMEOUT"), fd3, &curl);
+	if (curl.err.len)
+		buf_add(&errs, curl.err.p, curl.err.len);
+	if (rc < 0) {
+		buf_adds(&errs, curl.why);
+		buf_addc(&errs, '\n');
+	}
+	if (curl.sig) {
+		got_sig = curl.sig;
+		fwrite(errs.p ? errs.p : "", 1, errs.len, stderr);
+		done("failed", got_sig == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM", NULL);
+	}
+	return rc;
+}
+
+/* The parser's --icon answer for the page in fd (its stdout, trailing
+ * newlines dropped), into out; "" if there is none or no parser. */
+static void
+icon_of(const char *base, int page, buf_t *out)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return;
+	self[n] = 0;
+	char *sl = strrchr(self, '/');
+	if (!sl)
+		return;
+	*sl = 0;
+	char *parser = xasprintf("%s/../parse_html_urls/on_Snapshot__75_parse_html_urls.bin", self);
+	char *urlarg = xasprintf("--url=%s", base);
+	int res = hook_tmpfile(), three = page >= 0 ? fcntl(page, F_DUPFD_CLOEXEC, 10) : -1;
+	if (access(parser, X_OK) == 0 && res >= 0 && three >= 0) {
+		char *argv[] = {parser, "--icon", urlarg, "--html=/dev/fd/3", NULL};
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+		posix_spawn_file_actions_adddup2(&fa, res, 1);
+		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+		posix_spawn_file_actions_adddup2(&fa, three, 3);
+		posix_spawnattr_t at;
+		posix_spawnattr_init(&at);
+		sigset_t none;
+		sigemptyset(&none);
+		posix_spawnattr_setsigmask(&at, &none);
+		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
+		pid_t pid;
+		int st = 0;
+		if (posix_spawn(&pid, parser, &fa, &at, argv, environ) == 0) {
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			char chunk[4096];
+			ssize_t k;
+			off_t off = 0;
+			while ((k = pread(res, chunk, sizeof chunk, off)) > 0)
+				buf_add(out, chunk, k), off += k;
+			while (out->len && out->p[out->len - 1] == '\n')
+				out->p[--out->len] = 0;
+		}
+		posix_spawn_file_actions_destroy(&fa);
+		posix_spawnattr_destroy(&at);
+	}
+	if (res >= 0)
+		close(res);
+	if (three >= 0)
+		close(three);
+	free(parser);
+	free(urlarg);
+}
+
+/* The extension for a Content-Type, or NULL for HTML (not an icon). */
+static const char *
+ext_of(const char *ct)
+{
+	if (!strncmp(ct, "text/html", 9) || !strncmp(ct, "application/xhtml", 17))
+		return NULL;
+	static const struct {
+		const char *prefix, *ext;
+	} map[] = {{"image/png", "png"}, {"image/gif", "gif"}, {"image/jpeg", "jpg"},
+	           {"image/svg", "svg"}, {"image/webp", "webp"}};
+	if (strstr(ct, "icon"))
+		return "ico";
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (!strncmp(ct, map[i].prefix, strlen(map[i].prefix)))
+			return map[i].ext;
+	return "ico";
+}
+
+/* Fetch one candidate into favicon.<ext>: its name, or NULL (*transport
+ * set when curl got no answer, cleared when it got an HTTP error). */
+static const char *
+try(const char *cand, char *transport, size_t tn)
+{
+	static char name[32];
+	int icon = hook_tmpfile();
+	if (icon < 0)
+		return NULL;
+	const char *args[] = {"--fail", "--output", "/dev/fd/3", "--write-out", "%{content_type}", NULL};
+	int rc = fetch(cand, args, icon);
+	if (rc != 0) {
+		hook_last_line(&errs, transport, tn);
+		if (strstr(transport, "(22)"))
+			transport[0] = 0;   /* an HTTP error: just no icon there */
+		close(icon);
+		return NULL;
+	}
+	buf_t body = {0};
+	char chunk[65536];
+	ssize_t k;
+	while ((k = pread(icon, chunk, sizeof chunk, body.len)) > 0)
+		buf_add(&body, chunk, k);
+	close(icon);
+	const char *ext = ext_of(buf_cstr(&curl.out));
+	int ok = 0;
+	if (body.len && ext) {
+		snprintf(name, sizeof name, "favicon.%s", ext);
+		int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		ok = fd >= 0 && write(fd, body.p, body.len) == (ssize_t)body.len;
+		if (fd >= 0 && close(fd) < 0)
+			ok = 0;
+	}
+	buf_free(&body);
+	return ok ? name : NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	err_init(argv[0]);
+	signal(SIGPIPE, SIG_IGN);
+	const char *url = hook_url(argc, argv);
+	const char *enabled = getenv("FAVICON_ENABLED");
+	char msg[1024];
+	if (enabled && hook_false(enabled))
+		done("skipped", "FAVICON_ENABLED is false", NULL);
+	if (!url || !*url) {
+		const char *b = strrchr(argv[0], '/');
+		snprintf(msg, sizeof msg, "usage: %s --url=URL", b ? b + 1 : argv[0]);
+		done("failed", "no --url given", msg);
+	}
+	if (url[0] == '-') {
+		snprintf(msg, sizeof msg, "bad URL: %s", url);
+		done("failed", msg, "a URL may not begin with -");
+	}
+	if (strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8))
+		done("skipped", "not an http(s) URL", NULL);
+
+	/* 1. the page, and its icon link */
+	int page = hook_tmpfile();
+	if (page < 0) {
+		snprintf(msg, sizeof msg, "cannot create a temp file: %s", strerror(errno));
+		done("failed", msg, msg);
+	}
+	const char *pargs[] = {"--output", "/dev/fd/3", "--write-out", "%{url_effective}", NULL};
+	int rc = fetch(url, pargs, page);
+	buf_t base = {0}, icon = {0};
+	buf_add(&base, curl.out.p ? curl.out.p : "", curl.out.len);
+	if (rc == 0)
+		icon_of(buf_cstr(&base), page, &icon);
+	close(page);
+	if (!base.len)
+		buf_adds(&base, url);
+
+	/* 2. the origin's /favicon.ico */
+	const char *b = buf_cstr(&base), *s = strstr(b, "://");
+	buf_t origin = {0};
+	if (s && s > b) {
+		size_t sl = s - b;
+		int scheme = (b[0] >= 'A' && b[0] <= 'Z') || (b[0] >= 'a' && b[0] <= 'z');
+		for (size_t i = 1; i < sl && scheme; i++)
+			scheme = strchr("+.-", b[i]) || (b[i] >= '0' && b[i] <= '9') ||
+			         (b[i] >= 'A' && b[i] <= 'Z') || (b[i] >= 'a' && b[i] <= 'z');
+		if (scheme)
+			buf_add(&origin, b, sl + 3 + strcspn(s + 3, "/?#"));
+	}
+	buf_adds(&origin, "/favicon.ico");
+
+	/* 3. the first that answers */
+	char transport[1024] = "";
+	const char *cands[] = {buf_cstr(&icon), buf_cstr(&origin)};
+	const char *saved = NULL;
+	for (int i = 0; i < 2 && !saved; i++)
+		if (*cands[i])
+			saved = try(cands[i], transport, sizeof transport);
+	if (saved) {
+		snprintf(msg, sizeof msg, "%s", saved);
+		buf_free(&base), buf_free(&icon), buf_free(&origin);
+		done("succeeded", msg, NULL);
+	}
+	fwrite(errs.p ? errs.p : "", 1, errs.len, stderr);
+	buf_free(&base), buf_free(&icon), buf_free(&origin);
+	if (transport[0]) {
+		snprintf(msg, sizeof msg, "%s", transport);
+		done("failed", msg, msg);
+	}
+	done("skipped", "no favicon found", NULL);
+}
