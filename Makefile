@@ -34,7 +34,8 @@ HOOKBINS = $(O)$(PLUGDIR)/wget/on_Snapshot__06_wget.finite.bg.bin \
            $(O)$(PLUGDIR)/title/on_Snapshot__10_title.bin \
            $(O)$(PLUGDIR)/favicon/on_Snapshot__11_favicon.bin \
            $(O)$(PLUGDIR)/headers/on_Snapshot__12_headers.bin \
-           $(O)$(PLUGDIR)/parse_html_urls/on_Snapshot__75_parse_html_urls.bin
+           $(O)$(PLUGDIR)/parse_html_urls/on_Snapshot__75_parse_html_urls.bin \
+           $(O)$(PLUGDIR)/hashes/on_Snapshot__90_hashes.bin
 
 LIBSRC  = $(sort $(wildcard lib/*.c))
 LIBOBJ  = $(patsubst %.c,$(O)%.o,$(LIBSRC))
@@ -79,6 +80,9 @@ $(O)$(PLUGDIR)/favicon/on_Snapshot__11_favicon.bin: $(PLUGDIR)/favicon/favicon.c
 	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LDLIBS)
 
 $(O)$(PLUGDIR)/headers/on_Snapshot__12_headers.bin: $(PLUGDIR)/headers/headers.c $(LIBA) lib/*.h $(O)build.flags | $(if $(O),$(O)share)
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LDLIBS)
+
+$(O)$(PLUGDIR)/hashes/on_Snapshot__90_hashes.bin: $(PLUGDIR)/hashes/hashes.c $(LIBA) lib/*.h $(O)build.flags | $(if $(O),$(O)share)
 	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(LDLIBS)
 
 $(O)$(PLUGDIR)/parse_html_urls/on_Snapshot__75_parse_html_urls.bin: $(PLUGDIR)/parse_html_urls/parse_html_urls.c $(LIBA) lib/*.h $(O)build.flags | $(if $(O),$(O)share)

@@ -1,6 +1,13 @@
 /* hookenv.c — see hookenv.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "hookenv.h"
 #include "json.h"
@@ -69,4 +76,47 @@ hook_result_line(buf_t *out, const char *status, const char *output_str, const c
 	rec_line(&r, out);
 	buf_addc(out, '\n');
 	rec_free(&r);
+}
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;   /* only to interrupt flock(2) */
+}
+
+int
+hook_wait_dir(const char *dir, double *left)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0 || errno != EWOULDBLOCK) {
+		close(fd);
+		return 0;
+	}
+	struct sigaction sa = {0}, old;
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);   /* no SA_RESTART: flock returns EINTR */
+	sigaction(SIGALRM, &sa, &old);
+	struct itimerval tick = {{0, 200 * 1000}, {0, 200 * 1000}}, off = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_REAL, &tick, NULL);
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = 1;
+	double spent = 0;
+	while (flock(fd, LOCK_SH) < 0 && errno == EINTR) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		spent = now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9;
+		if (spent > *left) {
+			rc = -1;
+			break;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	spent = now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9;
+	*left = *left > spent ? *left - spent : 0;
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	close(fd);
+	return rc;
 }

@@ -13,6 +13,15 @@
  * hook_url(ARGC, ARGV): the URL of --url=URL or --url URL (the last one),
  * or NULL; other arguments are ignored (ArchiveBox's contract).
  *
+ * hook_wait_dir(DIR, LEFT): wait until no hook holds an exclusive flock(2)
+ * on DIR (the wget hook holds one on its own directory while it runs), for
+ * at most *LEFT seconds, which the wait is taken from (a budget shared by
+ * several calls).  A blocking shared flock, so that the reader goes on the
+ * moment the writer lets go, interrupted every 200 ms by a timer to keep
+ * to the budget (a single alarm could fire before flock blocks, and be
+ * lost).  0: free at once (or DIR cannot be opened), 1: free after a
+ * wait, -1: still held when the budget ran out.
+ *
  * hook_result_line(OUT, STATUS, OUTPUT_STR, ERROR): the ArchiveResult
  * line, newline included, appended to OUT: $EXTRA_CONTEXT's members when
  * it is a JSON object (but type, status, output_str and error), then
@@ -27,6 +36,7 @@
 int hook_false(const char *v);
 long hook_timeout(const char *key);
 const char *hook_url(int argc, char **argv);
+int hook_wait_dir(const char *dir, double *left);
 void hook_result_line(buf_t *out, const char *status, const char *output_str, const char *error);
 
 #endif

@@ -560,47 +560,21 @@ urlset_add(urlset_t *u, const char *s)
 
 /* ---- finding the page ---- */
 
-static void
-on_alarm(int sig)
-{
-	(void)sig;   /* only to interrupt flock(2) */
-}
-
 /* Wait for the wget hook, which holds an exclusive flock on its dir while
- * it runs: a blocking flock(2), so that we read the page the moment wget
- * lets go of it (a poll every 50 ms made a reader wait up to 50 ms more),
- * interrupted every 200 ms by a timer to keep to the budget (a single
- * alarm could fire before flock blocks, and be lost). */
+ * it runs (hookenv.h: hook_wait_dir), for 80% of our timeout at most. */
 static void
 wait_for_dir(const char *dir)
 {
+	double left = 0.8 * hook_timeout("PARSE_HTML_URLS_TIMEOUT");
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (flock(fd, LOCK_SH | LOCK_NB) == 0 || errno != EWOULDBLOCK) {
+	int busy = fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	if (fd >= 0)
 		close(fd);
+	if (!busy)
 		return;
-	}
 	info("waiting for the wget hook to finish");
-	struct sigaction sa = {0}, old;
-	sa.sa_handler = on_alarm;
-	sigemptyset(&sa.sa_mask);   /* no SA_RESTART: flock returns EINTR */
-	sigaction(SIGALRM, &sa, &old);
-	struct itimerval tick = {{0, 200 * 1000}, {0, 200 * 1000}}, off = {{0, 0}, {0, 0}};
-	setitimer(ITIMER_REAL, &tick, NULL);
-	struct timespec t0, now;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	double budget = 0.8 * hook_timeout("PARSE_HTML_URLS_TIMEOUT");
-	while (flock(fd, LOCK_SH) < 0 && errno == EINTR) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) / 1e9 > budget) {
-			warnx_("%s is still being written; reading it as it is", dir);
-			break;
-		}
-	}
-	setitimer(ITIMER_REAL, &off, NULL);
-	sigaction(SIGALRM, &old, NULL);
-	close(fd);
+	if (hook_wait_dir(dir, &left) < 0)
+		warnx_("%s is still being written; reading it as it is", dir);
 }
 
 static int
