@@ -1,5 +1,5 @@
 /*
- * hookcurl.h — curl run as the shell hooks' hook_curl runs it, for the
+ * hookcurl.h — curl run as the shell hooks' hook_curl ran it (it is gone from hook.sh), for the
  * shipped hooks written in C (title, headers):
  *
  *   $CURL_BINARY (default curl, looked up in PATH) --silent --show-error

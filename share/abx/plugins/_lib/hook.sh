@@ -183,17 +183,6 @@ _hook_words_jq() {
 	fi
 }
 
-# hook_curl ARGS...: $CURL_BINARY with the options every fetch uses:
-# http(s) only (also after redirects), the hook's timeout, USER_AGENT,
-# CHECK_SSL_VALIDITY, COOKIES_FILE.
-hook_curl() {
-	is_false "${CHECK_SSL_VALIDITY:-true}" && set -- --insecure "$@"
-	[ -n "${COOKIES_FILE:-}" ] && [ -r "$COOKIES_FILE" ] && set -- --cookie "$COOKIES_FILE" "$@"
-	"${CURL_BINARY:-curl}" --silent --show-error --location --max-redirs 10 \
-		--proto =http,https --proto-redir =http,https --max-time "$timeout" \
-		--user-agent "${USER_AGENT:-$HOOK_DEFAULT_UA}" "$@"
-}
-
 # hook_tmpdir: a private temp dir (outside cwd, so it never counts as output), removed at exit.
 hook_tmpdir() {
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/abx-hook.XXXXXX") || hook_done failed "cannot create a temp dir"
@@ -209,22 +198,6 @@ hook_default() {
 		return 0
 	fi
 	jq -c --arg k "$1" '.properties[$k].default // empty' "$hook_dir/config.json" 2>/dev/null
-}
-
-# wait_for_dirs DIR...: wait (up to 80% of the timeout in all) until no hook
-# holds an exclusive flock on any DIR (the wget hook holds one on its own
-# directory while it runs: wget.c).
-wait_for_dirs() {
-	_end=$(( $(date +%s) + timeout * 8 / 10 ))
-	for _d in "$@"; do
-		_left=$(( _end - $(date +%s) ))
-		[ "$_left" -gt 0 ] || _left=0
-		# on a descriptor: flock(1) starts no command of its own
-		if ! { command exec 8<"$_d" && flock -s -w "$_left" 8; } 2>/dev/null; then
-			echo "still being written, read as it is: $_d" >&2
-		fi
-		exec 8<&-
-	done
 }
 
 # chrome_find: set $chrome to CHROME_BINARY (default chromium) found in PATH, or skip.

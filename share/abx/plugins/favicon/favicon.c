@@ -13,7 +13,7 @@
  * 0. FAVICON_ENABLED false: "skipped".  No --url, or one beginning with
  *    "-": "failed".  Not http(s): "skipped".  The timeout of each curl is
  *    FAVICON_TIMEOUT, else TIMEOUT, else 60 seconds.
- * 1. GET the page (curl as hook.sh's hook_curl runs it, hookcurl.h; any
+ * 1. GET the page (curl as hook.sh's hook_curl ran it, hookcurl.h; any
  *    status); its first <link rel=icon> (any rel with the token "icon"),
  *    resolved against the page's final URL and its <base>, is the first
  *    candidate.  The HTML is read by parse_html_urls --icon, the C parser

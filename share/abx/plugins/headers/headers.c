@@ -13,7 +13,7 @@
  * 0. HEADERS_ENABLED false: "skipped".  No --url, or one beginning with
  *    "-": "failed".  Not http(s): "skipped".  The timeout is
  *    HEADERS_TIMEOUT, else TIMEOUT, else 60 seconds.
- * 1. GET the URL with curl as hook.sh's hook_curl runs it (hookcurl.h:
+ * 1. GET the URL with curl as hook.sh's hook_curl ran it (hookcurl.h:
  *    body discarded, redirects followed, the headers of every response
  *    dumped into an unlinked temp file).  A HEAD would not do: servers
  *    answer it differently.  curl failed (no response): its stderr is

@@ -13,7 +13,7 @@
  * 0. TITLE_ENABLED false: "skipped".  No --url, or one beginning with "-":
  *    "failed".  Not http(s): "skipped".  The timeout is TITLE_TIMEOUT, else
  *    TIMEOUT, else 60 seconds.
- * 1. GET the URL with curl as hook.sh's hook_curl runs it (hookcurl.h:
+ * 1. GET the URL with curl as hook.sh's hook_curl ran it (hookcurl.h:
  *    redirects followed), the body into an unlinked temp file.  curl
  *    failed: its stderr is copied to ours, and the result is "failed" with
  *    its last line (else "curl failed").  An HTTP status that is not a
