@@ -41,11 +41,11 @@
 #include "fsretry.h"
 #include "store_int.h"
 
-/* Is j a journal name the store writes: crawls.jsonl or a crawl's? */
+/* Is j a journal name the store writes: a top-level one or a crawl's? */
 static int
 journal_name_ok(const char *j)
 {
-	if (strcmp(j, "crawls.jsonl") == 0)
+	if (!strcmp(j, "crawls.jsonl") || !strcmp(j, "binaries.jsonl") || !strcmp(j, "schedules.jsonl"))
 		return 1;
 	char cid[ID_LEN + 1], want[128];
 	if (strncmp(j, "crawls/", 7) != 0 || strlen(j) < 7 + ID_LEN)
@@ -176,8 +176,8 @@ last_line_of(int fd, const char *id, int64_t from, int64_t size, int64_t best)
 			if (memmem(ls, m - ls + 6, "\"id\":\"", 6) == m)
 				best = lsoff;
 		}
-		if (rd + n >= size)
-			break;
+		if (rd + n >= size || n < CHUNK)
+			break;   /* the end (a short read: the file was cut since) */
 		pos = rd + n - (int64_t)nlen + 1;   /* a match cut by the window's end */
 	}
 out:
