@@ -29,6 +29,7 @@ libpsl-dev
 publicsuffix
 zlib1g-dev
 libidn2-dev
+libunistring-dev
 python3-croniter
 bc
 "
