@@ -111,6 +111,10 @@ check: deps
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  prove -j2 --timer build/asan/tests/unit/*.t tests/*.sh
+	# and the hooks built from C as make builds them (some static), which
+	# the sanitizer build cannot be
+	$(MAKE) all
+	prove --timer tests/hooks-c.sh tests/hooks-c-curl.sh tests/hooks-c-hashes.sh tests/plugins.sh
 
 SHELLS  = $(wildcard .ci/run tests/*.sh tests/lib/*.sh bench/*.sh examples/*.sh examples/run \
             share/abx/plugins/*/on_*.sh)
