@@ -19,6 +19,17 @@ extern char **environ;
 static const char default_ua[] =
     "Mozilla/5.0 (compatible; abx/0.1; +https://github.com/ArchiveBox/ArchiveBox)";
 
+void
+hook_curl_block(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 int
 hook_tmpfile(void)
 {

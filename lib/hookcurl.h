@@ -18,11 +18,12 @@
  * (--output, --dump-header) and nothing is left behind by a kill.  Nothing
  * else of ours is open in curl.
  *
- * SIGTERM and SIGINT are blocked while curl runs and waited for with its
- * exit (sigtimedwait): one that comes stops curl (SIGTERM) and is named in
- * r->sig, as is one still pending when it has ended; the caller prints its
- * "interrupted" result.  They stay blocked after: the hook has only its
- * result left to print.  Returns curl's exit status (128 + N if signal N
+ * SIGTERM and SIGINT are blocked from the start (hook_curl_block, the
+ * first thing a hook's main does) and waited for with curl's exit
+ * (sigtimedwait): one that came before curl started, or while it runs,
+ * stops it (SIGTERM) and is named in r->sig, as is one still pending when
+ * it has ended; the caller prints its "interrupted" result.  One that
+ * comes after the last fetch waits while the hook finishes its result.  Returns curl's exit status (128 + N if signal N
  * ended it), or -1 if it could not be run (r->why says why).
  */
 #ifndef ABX_HOOKCURL_H
@@ -36,6 +37,7 @@ typedef struct {
 	char why[512];     /* why it could not be run */
 } hcurl_t;
 
+void hook_curl_block(void);
 int hook_curl_run(const char *url, const char *const args[], long timeout, int fd3, hcurl_t *r);
 void hcurl_free(hcurl_t *r);
 /* An unlinked read-write temp file in $TMPDIR, else /tmp; -1 (errno). */

@@ -92,7 +92,7 @@ like "$? $(field output_str)" "^1 curl: \(7\) " "favicon: a site that does not a
 mkdir -p "$T/s1"
 (cd "$T/s1" && exec env TMPDIR="$T/tmp" "$TH" --url="$BASE/slow?s=30" >"$T/out" 2>"$T/err") &
 pid=$!
-slow() { pgrep -f "slow[?]s=$1" >/dev/null; }
+slow() { pgrep -f "^[^ ]*curl .*slow[?]s=$1" >/dev/null; }
 ok "title: curl is fetching a slow page" wait_for 10 slow 30
 kill -TERM "$pid"
 wait "$pid"

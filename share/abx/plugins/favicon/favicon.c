@@ -205,6 +205,7 @@ int
 main(int argc, char **argv)
 {
 	err_init(argv[0]);
+	hook_curl_block();   /* a signal from now on gets its result */
 	signal(SIGPIPE, SIG_IGN);
 	const char *url = hook_url(argc, argv);
 	const char *enabled = getenv("FAVICON_ENABLED");
