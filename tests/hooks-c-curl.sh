@@ -20,7 +20,7 @@ TH=$PLUG/title/on_Snapshot__10_title.bin
 HH=$PLUG/headers/on_Snapshot__12_headers.bin
 FH=$PLUG/favicon/on_Snapshot__11_favicon.bin
 CURL=$(command -v curl)
-plan 27
+plan 29
 
 httpd_start --log "$T/requests.log" || exit 1
 mkdir "$T/tmp"
@@ -57,6 +57,13 @@ is "$rc $(field status)" "10 skipped" "title: TITLE_ENABLED=no skips"
 run "$T/t7" "$TH" site/ EXTRA_CONTEXT='{"snapshot_id":"s1","status":"x"}'
 is "$(jq -c 'select(.type == "ArchiveResult") | [.snapshot_id, .status]' "$T/out")" '["s1","succeeded"]' \
 	"title: the result is printed over EXTRA_CONTEXT, whose status it replaces"
+
+mkdir -p "$T/t8"
+echo precious >"$T/victim"
+ln -s "$T/victim" "$T/t8/title.txt"
+run "$T/t8" "$TH" site/
+is "$rc $(field output_str)" "1 cannot write title.txt" "title: a title.txt that is a symlink is not followed"
+is "$(cat "$T/victim")" precious "title: and what it points to is untouched"
 
 # ---- headers
 run "$T/h1" "$HH" multi

@@ -192,7 +192,7 @@ try(const char *cand, char *transport, size_t tn)
 	int ok = 0;
 	if (body.len && ext) {
 		snprintf(name, sizeof name, "favicon.%s", ext);
-		int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
 		ok = fd >= 0 && write(fd, body.p, body.len) == (ssize_t)body.len;
 		if (fd >= 0 && close(fd) < 0)
 			ok = 0;

@@ -218,7 +218,7 @@ main(int argc, char **argv)
 	close(dfd);
 
 	/* 3. hashes.json */
-	int out = open("hashes.json", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int out = open("hashes.json", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
 	int ok = out >= 0 && write(out, json.p, json.len) == (ssize_t)json.len;
 	if (out >= 0 && close(out) < 0)
 		ok = 0;

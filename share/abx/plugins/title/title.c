@@ -319,7 +319,7 @@ main(int argc, char **argv)
 		done("noresults", "No title found", NULL);
 
 	/* 3. title.txt, and the records */
-	int fd = open("title.txt", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int fd = open("title.txt", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (fd < 0 || write(fd, title.p, title.len) != (ssize_t)title.len || close(fd) < 0)
 		done("failed", "cannot write title.txt", NULL);
 	buf_t fixed = {0};
