@@ -196,6 +196,23 @@ out:
 	return rc;
 }
 
+int
+hook_curl_failed(int rc, const hcurl_t *r, char *msg, size_t n)
+{
+	if (rc == 0)
+		return 0;
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", r->why);
+		snprintf(msg, n, "%s", r->why);
+		return 1;
+	}
+	fwrite(r->err.p ? r->err.p : "", 1, r->err.len, stderr);
+	hook_last_line(&r->err, msg, n);
+	if (!msg[0])
+		snprintf(msg, n, "curl failed");
+	return 1;
+}
+
 void
 hcurl_free(hcurl_t *r)
 {

@@ -40,6 +40,10 @@ typedef struct {
 void hook_curl_block(void);
 int hook_curl_run(const char *url, const char *const args[], long timeout, int fd3, hcurl_t *r);
 void hcurl_free(hcurl_t *r);
+/* After hook_curl_run returned rc: 0 if curl succeeded; else 1, with
+ * curl's stderr (or why it could not run) copied to ours and, in msg, the
+ * result's words: its last line, else "curl failed". */
+int hook_curl_failed(int rc, const hcurl_t *r, char *msg, size_t n);
 /* An unlinked read-write temp file in $TMPDIR, else /tmp; -1 (errno). */
 int hook_tmpfile(void);
 /* The last line of b (without its newline), into out; "" if none. */

@@ -2,8 +2,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/time.h>
 #include <time.h>
@@ -119,4 +121,74 @@ hook_wait_dir(const char *dir, double *left)
 	sigaction(SIGALRM, &old, NULL);
 	close(fd);
 	return rc;
+}
+
+const char *
+hook_start(int argc, char **argv, const char *prefix, int http, hook_verdict_t *v)
+{
+	const char *url = hook_url(argc, argv);
+	char key[64];
+	snprintf(key, sizeof key, "%s_ENABLED", prefix);
+	const char *enabled = getenv(key);
+	v->status = "failed";
+	v->out[0] = v->err[0] = 0;
+	if (enabled && hook_false(enabled)) {
+		v->status = "skipped";
+		snprintf(v->out, sizeof v->out, "%s is false", key);
+	} else if (!url || !*url) {
+		const char *b = strrchr(argv[0], '/');
+		snprintf(v->out, sizeof v->out, "no --url given");
+		snprintf(v->err, sizeof v->err, "usage: %s --url=URL", b ? b + 1 : argv[0]);
+	} else if (url[0] == '-') {
+		snprintf(v->out, sizeof v->out, "bad URL: %s", url);
+		snprintf(v->err, sizeof v->err, "a URL may not begin with -");
+	} else if (http && strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8)) {
+		v->status = "skipped";
+		snprintf(v->out, sizeof v->out, "not an http(s) URL");
+	} else {
+		return url;
+	}
+	return NULL;
+}
+
+void
+hook_print(const char *status, const char *output_str, const char *error)
+{
+	buf_t line = {0};
+	hook_result_line(&line, status, output_str, error);
+	fwrite(line.p, 1, line.len, stdout);
+	fflush(stdout);
+	buf_free(&line);
+}
+
+int
+hook_exit_code(const char *status, int sig)
+{
+	if (sig)
+		return 128 + sig;
+	if (!strcmp(status, "succeeded") || !strcmp(status, "noresults"))
+		return 0;
+	return !strcmp(status, "skipped") ? 10 : 1;
+}
+
+int
+hook_write_file(const char *name, const void *p, size_t n)
+{
+	int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -1;
+	const char *c = p;
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? errno : ENOSPC;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		c += w, n -= w;
+	}
+	return close(fd);
 }

@@ -13,6 +13,14 @@
  * hook_url(ARGC, ARGV): the URL of --url=URL or --url URL (the last one),
  * or NULL; other arguments are ignored (ArchiveBox's contract).
  *
+ * hook_start(ARGC, ARGV, PREFIX, HTTP, V): the checks every hook makes
+ * first, as hook.sh's hook_init and require_http: <PREFIX>_ENABLED false
+ * is "skipped" ("<PREFIX>_ENABLED is false"); no --url is "failed" ("no
+ * --url given", error "usage: <name> --url=URL"); a URL beginning with
+ * "-" is "failed" ("bad URL: <url>", error "a URL may not begin with -");
+ * with HTTP, a URL that is not http(s) is "skipped".  Returns the URL, or
+ * NULL with V filled: the result to print.
+ *
  * hook_wait_dir(DIR, LEFT): wait until no hook holds an exclusive flock(2)
  * on DIR (the wget hook holds one on its own directory while it runs), for
  * at most *LEFT seconds, which the wait is taken from (a budget shared by
@@ -21,6 +29,15 @@
  * to the budget (a single alarm could fire before flock blocks, and be
  * lost).  0: free at once (or DIR cannot be opened), 1: free after a
  * wait, -1: still held when the budget ran out.
+ *
+ * hook_write_file(NAME, P, N): NAME in the cwd (a hook's output) made to
+ * hold the N bytes at P: created or truncated, never through a symlink
+ * (O_NOFOLLOW); 0, or -1 (errno).
+ *
+ * hook_print(STATUS, OUTPUT_STR, ERROR): that line, on stdout, flushed.
+ * hook_exit_code(STATUS, SIG): what the hook exits with: 128 + SIG when a
+ * signal stopped it (SIG not 0), else 0 for succeeded and noresults, 10
+ * for skipped, 1 for anything else (ArchiveBox's contract).
  *
  * hook_result_line(OUT, STATUS, OUTPUT_STR, ERROR): the ArchiveResult
  * line, newline included, appended to OUT: $EXTRA_CONTEXT's members when
@@ -36,7 +53,15 @@
 int hook_false(const char *v);
 long hook_timeout(const char *key);
 const char *hook_url(int argc, char **argv);
+typedef struct {
+	const char *status;
+	char out[1024], err[1024];   /* output_str, error ("": none) */
+} hook_verdict_t;
+const char *hook_start(int argc, char **argv, const char *prefix, int http, hook_verdict_t *v);
 int hook_wait_dir(const char *dir, double *left);
 void hook_result_line(buf_t *out, const char *status, const char *output_str, const char *error);
+void hook_print(const char *status, const char *output_str, const char *error);
+int hook_write_file(const char *name, const void *p, size_t n);
+int hook_exit_code(const char *status, int sig);
 
 #endif

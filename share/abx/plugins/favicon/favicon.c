@@ -57,18 +57,10 @@ static int got_sig;
 static noreturn void
 done(const char *status, const char *output_str, const char *error)
 {
-	buf_t line = {0};
-	hook_result_line(&line, status, output_str, error);
-	fwrite(line.p, 1, line.len, stdout);
-	fflush(stdout);
-	buf_free(&line);
+	hook_print(status, output_str, error);
 	hcurl_free(&curl);
 	buf_free(&errs);
-	if (got_sig)
-		exit(got_sig == SIGINT ? 130 : 143);
-	if (!strcmp(status, "succeeded"))
-		exit(0);
-	exit(!strcmp(status, "skipped") ? 10 : 1);
+	exit(hook_exit_code(status, got_sig));
 }
 
 /* curl URL with args, its stderr kept; stops us with a result on a signal. */
@@ -192,10 +184,7 @@ try(const char *cand, char *transport, size_t tn)
 	int ok = 0;
 	if (body.len && ext) {
 		snprintf(name, sizeof name, "favicon.%s", ext);
-		int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-		ok = fd >= 0 && write(fd, body.p, body.len) == (ssize_t)body.len;
-		if (fd >= 0 && close(fd) < 0)
-			ok = 0;
+		ok = hook_write_file(name, body.p, body.len) == 0;
 	}
 	buf_free(&body);
 	return ok ? name : NULL;
@@ -207,22 +196,11 @@ main(int argc, char **argv)
 	err_init(argv[0]);
 	hook_curl_block();   /* a signal from now on gets its result */
 	signal(SIGPIPE, SIG_IGN);
-	const char *url = hook_url(argc, argv);
-	const char *enabled = getenv("FAVICON_ENABLED");
 	char msg[1024];
-	if (enabled && hook_false(enabled))
-		done("skipped", "FAVICON_ENABLED is false", NULL);
-	if (!url || !*url) {
-		const char *b = strrchr(argv[0], '/');
-		snprintf(msg, sizeof msg, "usage: %s --url=URL", b ? b + 1 : argv[0]);
-		done("failed", "no --url given", msg);
-	}
-	if (url[0] == '-') {
-		snprintf(msg, sizeof msg, "bad URL: %s", url);
-		done("failed", msg, "a URL may not begin with -");
-	}
-	if (strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8))
-		done("skipped", "not an http(s) URL", NULL);
+	hook_verdict_t v;
+	const char *url = hook_start(argc, argv, "FAVICON", 1, &v);
+	if (!url)
+		done(v.status, v.out, v.err);
 
 	/* 1. the page, and its icon link */
 	int page = hook_tmpfile();

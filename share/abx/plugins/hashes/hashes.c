@@ -68,17 +68,11 @@ list_add(list_t *l, char *s)
 static noreturn void
 done(const char *status, const char *output_str, const char *error)
 {
-	buf_t line = {0};
-	hook_result_line(&line, status, output_str, error);
-	fwrite(line.p, 1, line.len, stdout);
-	fflush(stdout);
-	buf_free(&line);
+	hook_print(status, output_str, error);
 	for (size_t i = 0; i < files.n; i++)
 		free(files.v[i]);
 	free(files.v);
-	if (!strcmp(status, "succeeded"))
-		exit(0);
-	exit(!strcmp(status, "skipped") ? 10 : 1);
+	exit(hook_exit_code(status, 0));
 }
 
 /* The files under dfd/rel (rel: "x/y", a plugin dir or below it), into files. */
@@ -147,19 +141,9 @@ main(int argc, char **argv)
 {
 	err_init(argv[0]);
 	signal(SIGPIPE, SIG_IGN);
-	const char *url = hook_url(argc, argv);
-	const char *enabled = getenv("HASHES_ENABLED");
-	if (enabled && hook_false(enabled))
-		done("skipped", "HASHES_ENABLED is false", NULL);
-	if (!url || !*url) {
-		const char *b = strrchr(argv[0], '/');
-		snprintf(msg, sizeof msg, "usage: %s --url=URL", b ? b + 1 : argv[0]);
-		done("failed", "no --url given", msg);
-	}
-	if (url[0] == '-') {
-		snprintf(msg, sizeof msg, "bad URL: %s", url);
-		done("failed", msg, "a URL may not begin with -");
-	}
+	hook_verdict_t v;
+	if (!hook_start(argc, argv, "HASHES", 0, &v))
+		done(v.status, v.out, v.err);
 	const char *snap = getenv("SNAP_DIR");
 	struct stat st;
 	if (!snap || !*snap || stat(snap, &st) < 0 || !S_ISDIR(st.st_mode))
@@ -218,13 +202,12 @@ main(int argc, char **argv)
 	close(dfd);
 
 	/* 3. hashes.json */
-	int out = open("hashes.json", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-	int ok = out >= 0 && write(out, json.p, json.len) == (ssize_t)json.len;
-	if (out >= 0 && close(out) < 0)
-		ok = 0;
+	int ok = hook_write_file("hashes.json", json.p, json.len) == 0, err = errno;
 	buf_free(&json);
-	if (!ok)
-		done("failed", "cannot write hashes.json", NULL);
+	if (!ok) {
+		snprintf(msg, sizeof msg, "cannot write hashes.json: %s", strerror(err));
+		done("failed", msg, msg);
+	}
 	snprintf(msg, sizeof msg, "hashes.json (%zu files)", files.n);
 	done("succeeded", msg, NULL);
 }

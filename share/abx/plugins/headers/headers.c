@@ -74,19 +74,11 @@ hdrs_clear(void)
 static noreturn void
 done(const char *status, const char *output_str, const char *error)
 {
-	buf_t line = {0};
-	hook_result_line(&line, status, output_str, error);
-	fwrite(line.p, 1, line.len, stdout);
-	fflush(stdout);
-	buf_free(&line);
+	hook_print(status, output_str, error);
 	hcurl_free(&curl);
 	buf_free(&head);
 	hdrs_clear();
-	if (curl.sig)
-		exit(curl.sig == SIGINT ? 130 : 143);
-	if (!strcmp(status, "succeeded"))
-		exit(0);
-	exit(!strcmp(status, "skipped") ? 10 : 1);
+	exit(hook_exit_code(status, curl.sig));
 }
 
 /* Add "name: value" (line, n bytes) to the block, or join its value. */
@@ -124,22 +116,11 @@ main(int argc, char **argv)
 	err_init(argv[0]);
 	hook_curl_block();   /* a signal from now on gets its result */
 	signal(SIGPIPE, SIG_IGN);
-	const char *url = hook_url(argc, argv);
-	const char *enabled = getenv("HEADERS_ENABLED");
 	char msg[1024];
-	if (enabled && hook_false(enabled))
-		done("skipped", "HEADERS_ENABLED is false", NULL);
-	if (!url || !*url) {
-		const char *base = strrchr(argv[0], '/');
-		snprintf(msg, sizeof msg, "usage: %s --url=URL", base ? base + 1 : argv[0]);
-		done("failed", "no --url given", msg);
-	}
-	if (url[0] == '-') {
-		snprintf(msg, sizeof msg, "bad URL: %s", url);
-		done("failed", msg, "a URL may not begin with -");
-	}
-	if (strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8))
-		done("skipped", "not an http(s) URL", NULL);
+	hook_verdict_t v;
+	const char *url = hook_start(argc, argv, "HEADERS", 1, &v);
+	if (!url)
+		done(v.status, v.out, v.err);
 
 	/* 1. the headers */
 	int fd = hook_tmpfile();
@@ -152,17 +133,8 @@ main(int argc, char **argv)
 	int rc = hook_curl_run(url, args, hook_timeout("HEADERS_TIMEOUT"), fd, &curl);
 	if (curl.sig)
 		done("failed", curl.sig == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM", NULL);
-	if (rc < 0) {
-		fprintf(stderr, "%s\n", curl.why);
-		done("failed", curl.why, curl.why);
-	}
-	if (rc != 0) {
-		fwrite(curl.err.p ? curl.err.p : "", 1, curl.err.len, stderr);
-		hook_last_line(&curl.err, msg, sizeof msg);
-		if (!msg[0])
-			snprintf(msg, sizeof msg, "curl failed");
+	if (hook_curl_failed(rc, &curl, msg, sizeof msg))
 		done("failed", msg, msg);
-	}
 	const char *code = buf_cstr(&curl.out);
 	if (!*code || strspn(code, "0123456789") != strlen(code) || strlen(code) > 9)
 		code = "0";
@@ -213,13 +185,12 @@ main(int argc, char **argv)
 	buf_adds(&json, "\n}\n");
 
 	/* 3. headers.json */
-	int out = open("headers.json", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-	int ok = out >= 0 && write(out, json.p, json.len) == (ssize_t)json.len;
-	if (out >= 0 && close(out) < 0)
-		ok = 0;
+	int ok = hook_write_file("headers.json", json.p, json.len) == 0, err = errno;
 	buf_free(&json);
-	if (!ok)
-		done("failed", "cannot write headers.json", NULL);
+	if (!ok) {
+		snprintf(msg, sizeof msg, "cannot write headers.json: %s", strerror(err));
+		done("failed", msg, msg);
+	}
 	snprintf(msg, sizeof msg, "headers.json (HTTP %s)", code);
 	done("succeeded", msg, NULL);
 }

@@ -62,18 +62,10 @@ static buf_t page, title, utf8;
 static noreturn void
 done(const char *status, const char *output_str, const char *error)
 {
-	buf_t line = {0};
-	hook_result_line(&line, status, output_str, error);
-	fwrite(line.p, 1, line.len, stdout);
-	fflush(stdout);
-	buf_free(&line);
+	hook_print(status, output_str, error);
 	hcurl_free(&curl);
 	buf_free(&page), buf_free(&title), buf_free(&utf8);
-	if (curl.sig)
-		exit(curl.sig == SIGINT ? 130 : 143);
-	if (!strcmp(status, "succeeded") || !strcmp(status, "noresults"))
-		exit(0);
-	exit(!strcmp(status, "skipped") ? 10 : 1);
+	exit(hook_exit_code(status, curl.sig));
 }
 
 /* Does p (n bytes) begin with the lower-case word w, in any case? */
@@ -242,22 +234,11 @@ main(int argc, char **argv)
 	err_init(argv[0]);
 	hook_curl_block();   /* a signal from now on gets its result */
 	signal(SIGPIPE, SIG_IGN);
-	const char *url = hook_url(argc, argv);
-	const char *enabled = getenv("TITLE_ENABLED");
 	char msg[1024], msg2[1024];
-	if (enabled && hook_false(enabled))
-		done("skipped", "TITLE_ENABLED is false", NULL);
-	if (!url || !*url) {
-		const char *base = strrchr(argv[0], '/');
-		snprintf(msg, sizeof msg, "usage: %s --url=URL", base ? base + 1 : argv[0]);
-		done("failed", "no --url given", msg);
-	}
-	if (url[0] == '-') {
-		snprintf(msg, sizeof msg, "bad URL: %s", url);
-		done("failed", msg, "a URL may not begin with -");
-	}
-	if (strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8))
-		done("skipped", "not an http(s) URL", NULL);
+	hook_verdict_t v;
+	const char *url = hook_start(argc, argv, "TITLE", 1, &v);
+	if (!url)
+		done(v.status, v.out, v.err);
 
 	/* 1. the page */
 	int body = hook_tmpfile();
@@ -269,17 +250,8 @@ main(int argc, char **argv)
 	int rc = hook_curl_run(url, args, hook_timeout("TITLE_TIMEOUT"), body, &curl);
 	if (curl.sig)
 		done("failed", curl.sig == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM", NULL);
-	if (rc < 0) {
-		fprintf(stderr, "%s\n", curl.why);
-		done("failed", curl.why, curl.why);
-	}
-	if (rc != 0) {
-		fwrite(curl.err.p ? curl.err.p : "", 1, curl.err.len, stderr);
-		hook_last_line(&curl.err, msg, sizeof msg);
-		if (!msg[0])
-			snprintf(msg, sizeof msg, "curl failed");
+	if (hook_curl_failed(rc, &curl, msg, sizeof msg))
 		done("failed", msg, msg);
-	}
 	char *meta = curl.out.p ? curl.out.p : "";
 	char *sp = strchr(meta, ' ');
 	const char *ctype = sp ? sp + 1 : meta;
@@ -319,9 +291,10 @@ main(int argc, char **argv)
 		done("noresults", "No title found", NULL);
 
 	/* 3. title.txt, and the records */
-	int fd = open("title.txt", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0 || write(fd, title.p, title.len) != (ssize_t)title.len || close(fd) < 0)
-		done("failed", "cannot write title.txt", NULL);
+	if (hook_write_file("title.txt", title.p, title.len) < 0) {
+		snprintf(msg, sizeof msg, "cannot write title.txt: %s", strerror(errno));
+		done("failed", msg, msg);
+	}
 	buf_t fixed = {0};
 	int bad = json_fix_utf8(title.p, title.len, &fixed);
 	buf_free(&fixed);

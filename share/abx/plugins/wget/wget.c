@@ -125,11 +125,7 @@ on_signal(int sig)
 static noreturn void
 done(const char *status, const char *output_str, const char *error)
 {
-	buf_t line = {0};
-	hook_result_line(&line, status, output_str, error);
-	fwrite(line.p, 1, line.len, stdout);
-	fflush(stdout);
-	buf_free(&line);
+	hook_print(status, output_str, error);
 	release();
 	if (got_signal == SIGTERM)
 		_exit(143);
@@ -389,7 +385,8 @@ int
 main(int argc, char **argv)
 {
 	err_init(argv[0]);
-	const char *url = hook_url(argc, argv);
+	hook_verdict_t v;
+	const char *url = hook_start(argc, argv, "WGET", 1, &v);
 	struct sigaction sa = {0};
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -397,20 +394,8 @@ main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	const char *enabled = getenv("WGET_ENABLED");
-	if (enabled && hook_false(enabled))
-		done("skipped", "WGET_ENABLED is false", NULL);
-	if (!url || !*url) {
-		const char *base = strrchr(argv[0], '/');
-		snprintf(msg, sizeof msg, "usage: %s --url=URL", base ? base + 1 : argv[0]);
-		done("failed", "no --url given", msg);
-	}
-	if (url[0] == '-') {
-		snprintf(msg, sizeof msg, "bad URL: %s", url);
-		done("failed", msg, "a URL may not begin with -");
-	}
-	if (strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8))
-		done("skipped", "not an http(s) URL", NULL);
+	if (!url)
+		done(v.status, v.out, v.err);
 	long timeout = hook_timeout("WGET_TIMEOUT");
 
 	/* 2. the lock, inherited by wget (no O_CLOEXEC) */
