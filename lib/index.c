@@ -96,7 +96,7 @@ jstate(store_t *s, const char *j, int create)
 	}
 	jstate_t *st = &s->js[s->njs++];
 	snprintf(st->j, sizeof st->j, "%s", j);
-	st->end = 0;
+	st->end = st->seen = 0;
 	st->need = 1;
 	return st;
 }

@@ -300,11 +300,15 @@ journal_sync(store_t *s, const char *j)
 	int fd = fsr_open(s->dfd, j, O_RDONLY, 0, &sb);
 	if (fd < 0)
 		return 0;
-	if (st && sb.st_size == st->end) {
+	/* a reader without the lock goes on from what it replayed before; a
+	 * locker from what the index file holds, so that what a reader saw
+	 * (a commit whose index lines a crash lost) is written to it too */
+	int64_t known = !st ? 0 : s->locked || st->seen < st->end ? st->end : st->seen;
+	if (st && sb.st_size == known) {
 		close(fd);
 		return 0;
 	}
-	int64_t from = st && sb.st_size > st->end ? st->end : 0;
+	int64_t from = st && sb.st_size > known ? known : 0;
 	size_t n = sb.st_size - from;
 	char *p = xmalloc(n + 1);
 	ssize_t got = pread(fd, p, n, from);
@@ -359,13 +363,9 @@ journal_sync(store_t *s, const char *j)
 					snprintf(pre[npre].id, sizeof pre[npre].id, "%s", id);
 					npre++;
 				}
-				ient_t was = e ? *e : (ient_t){0};
 				index_set_from(s, &r, from + (q - p));
-				/* a line the index file already holds (a worker's
-				 * hint, store_lean) is not written again */
-				ient_t *now = index_slot(s, id, 0);
-				if (s->locked && (!e || memcmp(&was, now, sizeof was) != 0))
-					index_line(s, &b, now);
+				if (s->locked)
+					index_line(s, &b, index_slot(s, id, 0));
 				changed = 1;
 			}
 			free(id);
@@ -375,7 +375,10 @@ journal_sync(store_t *s, const char *j)
 	}
 	int64_t nend = from + (q - p);
 	free(p);
-	jstate(s, j, 1)->end = nend;
+	jstate_t *js = jstate(s, j, 1);
+	js->seen = nend;
+	if (s->locked)
+		js->end = nend;
 	if (s->locked) {
 		state_line(&b, j, nend);
 		index_append(s, &b);
@@ -496,7 +499,8 @@ rebuild_journal(store_t *s, const char *j, buf_t *b, char ***crawls, size_t *ncr
 	}
 	char *last = data.len ? memrchr(data.p, '\n', data.len) : NULL;
 	int64_t end = last ? last - data.p + 1 : 0;
-	jstate(s, j, 1)->end = end;
+	jstate_t *js = jstate(s, j, 1);
+	js->end = js->seen = end;
 	state_line(b, j, end);
 	jmap_free(&m);
 	buf_free(&data);
@@ -614,7 +618,8 @@ store_compact(store_t *s, const char *journal, int force)
 			return -1;
 		}
 		fault_point("compact-after-rename");
-		jstate(s, journal, 1)->end = out.len;
+		jstate_t *js = jstate(s, journal, 1);
+		js->end = js->seen = out.len;
 		state_line(&idx, journal, out.len);
 		index_append(s, &idx);
 		buf_free(&out);

@@ -484,8 +484,8 @@ store_get_in(store_t *s, const char *id, const char *journal, rec_t *out)
 	char j[128];
 	if (e && e->live) {
 		entry_journal(e, j, sizeof j);
-		if (journal_sync(s, j))
-			e = index_slot(s, id, 0);
+		journal_sync(s, j);
+		e = index_slot(s, id, 0);   /* the replay may have grown the table */
 	}
 	if (e && e->live) {
 		int fd = fsr_open(s->dfd, j, O_RDONLY, FSR_EXISTED, NULL);
@@ -991,7 +991,8 @@ store_commit(store_t *s)
 		/* the index lines follow the journals' sync: hints, replayed by
 		 * the next locker (journal_sync) if a crash drops them */
 		for (size_t k = 0; k < nw; k++) {
-			jstate(s, w[k].j, 1)->end = w[k].end;
+			jstate_t *js = jstate(s, w[k].j, 1);
+			js->end = js->seen = w[k].end;
 			state_line(&w[k].idx, w[k].j, w[k].end);
 			index_append(s, &w[k].idx);
 		}

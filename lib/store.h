@@ -99,6 +99,7 @@ typedef struct pending pending_t;
 typedef struct {
 	char j[128];                   /* a journal the index knows */
 	int64_t end;                   /* its size when last indexed */
+	int64_t seen;                  /* ... replayed into memory, maybe unlocked */
 	int need;                      /* replayed at each lock (index.c) */
 } jstate_t;
 
@@ -208,12 +209,14 @@ int store_sync(store_t *s);                          /* 0 or -1 */
  * are, never loads the index: store_lock takes the lock only, a lookup of
  * a hinted id reads the line at the hint (checked: it must be ID's) and the
  * journal after it, and a commit writes the journals and an index line for
- * each active record, but no state line (the next process that loads the
- * index replays the worker's lines).  A hint that fails its check, a
- * lookup of another id, or a commit to a journal no hint names leaves lean
- * mode (the index is loaded and caught up as at store_lock), so lean mode
- * answers what the index would, at the cost of the bytes after the hint
- * instead of the whole active index.
+ * each active record, but no state line (the next process that takes the
+ * lock replays the worker's lines: a state's end moves only under the
+ * lock, and a replay without it only notes how far it read, jstate_t's
+ * seen).  A hint that fails its check, a lookup of another id, or a commit
+ * to a journal no hint names leaves lean mode (the index is loaded and
+ * caught up as at store_lock), so lean mode answers what the index would,
+ * at the cost of the bytes after the hint instead of the whole active
+ * index.
  *
  * store_lean parses such words into s (0; -1 if they are not such words:
  * then s is unchanged and not lean).  store_hint appends, for the claimer,

@@ -12,8 +12,9 @@
  *
  * A hint is checked as the index's are: the line at OFFSET must start
  * there and be ID's.  The rest of the journal after it is then searched
- * for later lines of ID ("id":"ID" at a line's head, a whole line), so a
- * hint that is behind (a renewal, an abx-ctl change since the claim) still
+ * for later whole lines of ID (lines that name ID and whose own id, as
+ * line_id() reads it, is ID: a line written by hand counts), so a hint
+ * that is behind (a renewal, an abx-ctl change since the claim) still
  * finds the latest version, at the cost of the bytes written since.  A
  * hint that fails the check, or a lookup of an id without one, makes the
  * store load its index and catch up as store_lock does (store_unlean):
@@ -140,48 +141,45 @@ line_is(const char *p, const char *nl, const char *id)
 }
 
 /*
- * The offset of the last line of id in [from, size) of fd (a line start),
- * or `best` if there is none; -1 if a line there cannot be told apart
- * without reading it whole (an "id" key past the first 64 bytes of a line,
- * which only a hand-written line has: the caller falls back).  Read in
- * chunks: what is searched costs the bytes, never a copy of the tail.
+ * The offset of the last whole line of id in [from, size) of fd (from is
+ * a line start), or best if there is none.  A line is id's when it names
+ * the id at all (a cheap memmem) and line_id() says its own id is that
+ * one: line_id's first 64 bytes, else a full parse, as the index's own
+ * lookups decide, so a line written by hand ("id": "...") counts too.
+ * Read in chunks, the current line kept whole: what is searched costs the
+ * bytes, never a copy of the tail.
  */
 static int64_t
 last_line_of(int fd, const char *id, int64_t from, int64_t size, int64_t best)
 {
-	enum { CHUNK = 64 << 10, HEAD = 64 };   /* line_id looks in a line's first 64 bytes */
-	char needle[ID_LEN + 8];   /* "id":"<id>" */
-	snprintf(needle, sizeof needle, "\"id\":\"%s\"", id);
-	size_t nlen = strlen(needle);
-	char *buf = xmalloc(CHUNK);
-	int64_t pos = from;   /* matches are taken from here on */
-	while (pos < size) {
-		/* the window starts early enough to hold a match's line
-		 * start and the newline before it */
-		int64_t rd = pos - HEAD - 1 > from ? pos - HEAD - 1 : from;
-		ssize_t n = pread(fd, buf, CHUNK, rd);
-		if (n <= 0)
-			break;
-		for (char *q = buf + (pos - rd), *end = buf + n, *m;
-		     q < end && (m = memmem(q, end - q, needle, nlen)); q = m + 1) {
-			char *ls = m;
-			while (ls > buf && ls[-1] != '\n' && m - ls < HEAD)
-				ls--;
-			int64_t lsoff = rd + (ls - buf);
-			if (lsoff != from && (ls == buf || ls[-1] != '\n')) {
-				best = -1;   /* its line starts too far back */
-				goto out;
-			}
-			/* the line's own id is its first "id" key */
-			if (memmem(ls, m - ls + 6, "\"id\":\"", 6) == m)
-				best = lsoff;
+	enum { CHUNK = 64 << 10 };
+	buf_t b = {0};       /* the bytes from base on */
+	int64_t base = from, rd = from;
+	size_t start = 0;    /* the current line's start in b */
+	for (;;) {
+		char *nl = b.len > start ? memchr(b.p + start, '\n', b.len - start) : NULL;
+		if (!nl) {
+			/* keep the current line, read on */
+			if (start)
+				memmove(b.p, b.p + start, b.len - start);
+			b.len -= start, base += start, start = 0;
+			if (rd >= size)
+				break;
+			buf_grow(&b, CHUNK);
+			ssize_t n = pread(fd, b.p + b.len, CHUNK, rd);
+			if (n <= 0)
+				break;
+			b.len += n, rd += n;
+			continue;
 		}
-		if (rd + n >= size || n < CHUNK)
-			break;   /* the end (a short read: the file was cut since) */
-		pos = rd + n - (int64_t)nlen + 1;   /* a match cut by the window's end */
+		size_t len = nl - (b.p + start);
+		char lid[ID_LEN + 1];
+		if (memmem(b.p + start, len, id, ID_LEN) && line_id(b.p + start, len, lid) == 0 &&
+		    strcmp(lid, id) == 0)
+			best = base + start;
+		start += len + 1;
 	}
-out:
-	free(buf);
+	buf_free(&b);
 	return best;
 }
 
