@@ -202,8 +202,8 @@ lean_get(store_t *s, const char *id, rec_t *out)
 		goto out;
 	/* the latest of id's whole lines from there on */
 	int64_t best = last_line_of(fd, id, h->off + line.len + 1, st.st_size, h->off);
-	if (best < 0 || (best != h->off && read_line_at(fd, best, &line) < 0))
-		goto out;   /* a line being written: not committed yet, or unsure */
+	if (best != h->off && read_line_at(fd, best, &line) < 0)
+		goto out;   /* unreadable since: the index answers */
 	if (rec_parse(out, line.p, line.len) == 0) {
 		h->off = best;   /* searched from there next time */
 		rc = 0;
