@@ -20,7 +20,7 @@ TH=$PLUG/title/on_Snapshot__10_title.bin
 HH=$PLUG/headers/on_Snapshot__12_headers.bin
 FH=$PLUG/favicon/on_Snapshot__11_favicon.bin
 CURL=$(command -v curl)
-plan 29
+plan 31
 
 httpd_start --log "$T/requests.log" || exit 1
 mkdir "$T/tmp"
@@ -95,6 +95,24 @@ mkdir -p "$T/f3"
 (cd "$T/f3" && exec env PATH=/nonexistent CURL_BINARY="$CURL" "$FH" --url=http://127.0.0.1:9/ \
 	>"$T/out" 2>"$T/err")
 like "$? $(field output_str)" "^1 curl: \(7\) " "favicon: a site that does not answer fails with curl's words"
+
+# what the parser inherits: a stand-in beside a copy of the hook records
+# its descriptors and ignored signals
+mkdir -p "$T/p/favicon" "$T/p/parse_html_urls" "$T/f4"
+cp "$FH" "$T/p/favicon/"
+cat >"$T/p/parse_html_urls/on_Snapshot__75_parse_html_urls.bin" <<EOF
+#!/bin/sh
+ls /proc/\$\$/fd >"$T/parser.fds"
+grep '^SigIgn:' /proc/\$\$/status >"$T/parser.sig"
+echo "$BASE/site/img.png"
+EOF
+chmod +x "$T/p/parse_html_urls/on_Snapshot__75_parse_html_urls.bin"
+run "$T/f4" "$T/p/favicon/on_Snapshot__11_favicon.bin" iconlink PATH=/usr/bin:/bin
+# (the shell keeps descriptors of its own at 10 and up)
+is "$(awk '$1 < 10' "$T/parser.fds" | sort -n | tr '\n' ' ')" "0 1 2 3 " \
+	"favicon: the parser gets stdio and the page (fd 3), nothing else"
+sigign=$(awk '{ print $2 }' "$T/parser.sig")
+is "$((0x${sigign:-1000} & 0x1000))" 0 "favicon: and SIGPIPE, which the hook ignores, is not ignored in it"
 
 # ---- signals
 mkdir -p "$T/s1"

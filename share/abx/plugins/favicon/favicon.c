@@ -110,10 +110,14 @@ icon_of(const char *base, int page, buf_t *out)
 		posix_spawn_file_actions_adddup2(&fa, three, 3);
 		posix_spawnattr_t at;
 		posix_spawnattr_init(&at);
-		sigset_t none;
+		/* our blocked signals and ignored SIGPIPE are not the parser's */
+		sigset_t none, dfl;
 		sigemptyset(&none);
+		sigemptyset(&dfl);
+		sigaddset(&dfl, SIGPIPE);
 		posix_spawnattr_setsigmask(&at, &none);
-		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
+		posix_spawnattr_setsigdefault(&at, &dfl);
+		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 		pid_t pid;
 		int st = 0;
 		if (posix_spawn(&pid, parser, &fa, &at, argv, environ) == 0) {
