@@ -328,6 +328,13 @@ conf_parse_size(const char *v, long long *out)
 	return 0;
 }
 
+long long
+parse_size(const char *s)
+{
+	long long v;
+	return s && conf_parse_size(s, &v) == 0 ? v : 0;
+}
+
 int
 conf_parse_duration(const char *v, long long *out)
 {

@@ -153,6 +153,8 @@ long conf_seconds(const char *v, long dflt);
 int conf_parse_seconds(const char *v, long long *out);
 int conf_parse_count(const char *v, long long *out);
 int conf_parse_size(const char *v, long long *out);
+/* conf_parse_size's value, or 0 for none or malformed (checked where set) */
+long long parse_size(const char *s);
 int conf_parse_duration(const char *v, long long *out);
 int conf_parse_plugins(const char *v, char ***names);
 /* 0, EX_CONFIG_ or EX_DATAERR_, with the reasons appended to why. */

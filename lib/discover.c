@@ -237,13 +237,6 @@ urlset_free(urlset_t *u)
 	memset(u, 0, sizeof *u);
 }
 
-long long
-parse_size(const char *s)
-{
-	long long v;
-	return s && conf_parse_size(s, &v) == 0 ? v : 0;   /* checked where it is set */
-}
-
 typedef struct {
 	store_t *s;
 	const rec_t *snap;

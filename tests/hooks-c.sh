@@ -13,7 +13,7 @@ PLUG=$SHARE/abx/plugins
 WH=$PLUG/wget/on_Snapshot__06_wget.finite.bg.bin
 PH=$PLUG/parse_html_urls/on_Snapshot__75_parse_html_urls.bin
 WGET=$(command -v wget)
-plan 22
+plan 26
 
 httpd_start --log "$T/requests.log" || exit 1
 
@@ -48,6 +48,28 @@ is "$(field output_str)" "wget/127.0.0.1+$HTTPD_PORT/site/index.html" \
 run "$T/b/wget" "$WH" WGET_BINARY=/nonexistent/wget
 is "$rc/$(field status)" "1/failed" "a WGET_BINARY that cannot be run: failed"
 is "$(field error)" "unable to run /nonexistent/wget: No such file or directory" "and the error names it and why"
+
+# wget's malloc keeps its heap (glibc tunables), a person's own win
+LDSO=$(ldd "$WGET" | awk '/ld-linux/ { print $1 }')
+cat >"$T/wget-env" <<EOF
+#!/bin/sh
+printf '%s\n' "\$GLIBC_TUNABLES" >"$T/tunables"
+"$LDSO" --list-tunables >"$T/tunables.list" 2>&1
+exec "$WGET" "\$@"
+EOF
+chmod +x "$T/wget-env"
+run "$T/t/wget" "$WH" WGET_BINARY="$T/wget-env"
+is "$rc/$(cat "$T/tunables")" \
+	"0/glibc.malloc.trim_threshold=268435456:glibc.malloc.top_pad=4194304" \
+	"wget is started with glibc's malloc told to keep its heap"
+ok "and glibc takes both settings (a misspelt name would be ignored)" \
+	sh -c "grep -q '^glibc.malloc.trim_threshold: 0x10000000 ' '$T/tunables.list' &&
+	       grep -q '^glibc.malloc.top_pad: 0x400000 ' '$T/tunables.list'"
+run "$T/u/wget" "$WH" WGET_BINARY="$T/wget-env" GLIBC_TUNABLES=glibc.malloc.trim_threshold=5000
+is "$rc/$(cat "$T/tunables")" \
+	"0/glibc.malloc.trim_threshold=268435456:glibc.malloc.top_pad=4194304:glibc.malloc.trim_threshold=5000" \
+	"a GLIBC_TUNABLES of the hook's environment is kept, after ours"
+like "$(tr '\n' ' ' <"$T/tunables.list")" "glibc.malloc.trim_threshold: 0x1388 " "so its own setting wins"
 
 run "$T/c/wget" "$WH" WGET_ENABLED=false
 is "$rc/$(field status)/$(field output_str)" "10/skipped/WGET_ENABLED is false" "WGET_ENABLED=false: skipped"
