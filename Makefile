@@ -46,10 +46,12 @@ MANS    = $(sort $(wildcard man/*.[1-9]))
 
 all: $(LIBA) $(PROGS) $(HOOKBINS) $(UNITS)
 
-# Rebuild a flavour's objects when its flags change.
+# Rebuild a flavour's objects and programs when its flags change (how the
+# static programs are linked too: HOOK_STATIC, below).
 $(O)build.flags: FORCE
 	@mkdir -p $(@D)
-	@echo '$(CC) $(CFLAGS) $(XCFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(XCFLAGS)' > $@
+	@echo '$(CC) $(CFLAGS) $(XCFLAGS) $(HOOK_STATIC)' | cmp -s - $@ || \
+	  echo '$(CC) $(CFLAGS) $(XCFLAGS) $(HOOK_STATIC)' > $@
 
 $(O)lib/%.o: lib/%.c lib/*.h $(O)build.flags
 	@mkdir -p $(@D)
@@ -76,9 +78,10 @@ endif
 # is filtered out: the wget hook is linked so on purpose (below)
 define hook
 $(O)$(PLUGDIR)/$(1)/$(2).bin: $(PLUGDIR)/$(1)/$(1).c $(LIBA) lib/*.h $(O)build.flags | $(if $(O),$(O)share)
+	trap 'rm -f $$@.ld' EXIT INT TERM; \
 	$$(CC) $$(CFLAGS) $$(XCFLAGS) -o $$@ $$< $$(LIBA) $$(LDFLAGS) $(3) 2>$$@.ld; s=$$$$?; \
 	grep -v -e "in function .netzone_host.:$$$$" -e "requires at runtime the shared libraries from the glibc" $$@.ld >&2; \
-	rm -f $$@.ld; exit $$$$s
+	exit $$$$s
 endef
 # Programs that start once a page on a crawl are linked statically: a
 # static parse_html_urls costs 1.9 ms of CPU to start against 5.2 (abx(7)

@@ -27,7 +27,6 @@
 #include "cli.h"
 #include "clock.h"
 #include "config.h"
-#include "discover.h"
 #include "err.h"
 #include "exitcodes.h"
 #include "ids.h"

@@ -65,7 +65,6 @@ int urlset_add(urlset_t *u, const char *url);     /* 1 if new */
 int urlset_has(const urlset_t *u, const char *url);
 void urlset_free(urlset_t *u);
 
-
 /* Stage the children of a finished snapshot; returns how many. */
 int discover_children(store_t *s, const rec_t *snap, int max_depth, const urlfilter_t *f,
     urlset_t *seen, long max_urls);

@@ -3,7 +3,8 @@
 # no program but the fetcher: they work with an empty PATH; a fetcher that
 # cannot be run is named in the result; their ENABLED settings; a kill -9 of
 # the wget hook alone leaves no lock once wget has gone; two wget hooks on
-# one directory: one runs, the other is skipped.
+# one directory: one runs, the other is skipped; wget gets glibc's malloc
+# told to keep its heap (GLIBC_TUNABLES), a person's own setting after it.
 # shellcheck source-path=SCRIPTDIR source=lib/tap.sh
 . "$(dirname "$0")/lib/tap.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/httpd.sh
@@ -23,7 +24,7 @@ run() {
 	_d=$1 _h=$2
 	shift 2
 	mkdir -p "$_d"
-	(cd "$_d" && exec env PATH=/nonexistent TIMEOUT=30 WGET_BINARY="$WGET" "$@" "$_h" \
+	(cd "$_d" && exec env -u GLIBC_TUNABLES PATH=/nonexistent TIMEOUT=30 WGET_BINARY="$WGET" "$@" "$_h" \
 		--url="$BASE/site/" >"$T/out" 2>"$T/err")
 	rc=$?
 }
@@ -50,7 +51,9 @@ is "$rc/$(field status)" "1/failed" "a WGET_BINARY that cannot be run: failed"
 is "$(field error)" "unable to run /nonexistent/wget: No such file or directory" "and the error names it and why"
 
 # wget's malloc keeps its heap (glibc tunables), a person's own win
-LDSO=$(ldd "$WGET" | awk '/ld-linux/ { print $1 }')
+# (the loader, which lists the tunables it took, named by wget's ELF header)
+LDSO=$(readelf -l "$WGET" 2>/dev/null | sed -n 's/.*program interpreter: \([^]]*\)].*/\1/p')
+[ -x "$LDSO" ] || LDSO=/bin/false
 cat >"$T/wget-env" <<EOF
 #!/bin/sh
 printf '%s\n' "\$GLIBC_TUNABLES" >"$T/tunables"
