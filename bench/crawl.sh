@@ -30,7 +30,12 @@
 # each snapshot's results) over slots x wall time.
 #
 # Environment: ABX_BENCH_CRAWL_ROUNDS (default 2), ABX_BENCH_CRAWL_PAGES
-# (default 500), ABX_BENCH_CRAWL_SLOTS (default "4 16").
+# (default 500), ABX_BENCH_CRAWL_SLOTS (default "4 16"), and
+# ABX_BENCH_CRAWL_BASE: another build of abx (a directory with bin/ and
+# share/, such as a git worktree of an older commit after make), crawled
+# too at each concurrency, alternating with this one, and reported as
+# abx / baseline: two builds compared in one run, since two runs on one
+# build differ by up to 15% here (abx(7), "The cost of a page").
 LC_ALL=C
 export LC_ALL
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
@@ -68,6 +73,15 @@ unset ABX_DIR ABX_SYNC ABX_PLUGINS_DIR
 mkdir "$tmp/site" "$tmp/tree" || exit 73
 cp -R "$top/bin" "$top/share" "$tmp/tree/" || exit 73
 bin=$tmp/tree/bin
+base=${ABX_BENCH_CRAWL_BASE:-}
+if [ -n "$base" ]; then
+	if [ ! -x "$base/bin/abx-tick" ] || [ ! -x "$base/bin/abx-hook" ] || [ ! -d "$base/share" ]; then
+		echo "crawl: error: ABX_BENCH_CRAWL_BASE=$base: no built abx there (bin/abx-tick, bin/abx-hook, share/)" >&2
+		exit 66
+	fi
+	mkdir "$tmp/base" && cp -R "$base/bin" "$base/share" "$tmp/base/" || exit 73
+	base=$(cd "$base" && pwd)
+fi
 python3 - "$tmp/site" "$pages" "$sections" <<'EOF' || exit 70
 import os, sys
 root, n, secs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -137,21 +151,22 @@ run_wget2() {
 	echo "wget2x$2 $(elapsed "$s" "$e") $(find "$tmp/wget2.$1.$2" -name '*.html' | wc -l | tr -d ' ')" >>"$tmp/res2"
 }
 
-# run_abx ROUND NAME SLOTS PLUGINS
+# run_abx ROUND NAME SLOTS PLUGINS [BIN]: BIN defaults to this build's
 run_abx() {
+	ab=${5:-$bin}
 	d=$tmp/abx.$1.$2
 	: >"$tmp/requests.log"
 	: >"$tmp/cpu.$2.$1"
 	cpu
 	c0=$cpuv
 	s=$(now)
-	"$bin/abx-add" -d "$d" --depth "$depth" --plugins "$4" \
+	"$ab/abx-add" -d "$d" --depth "$depth" --plugins "$4" \
 		--config "CRAWL_MAX_CONCURRENT_SNAPSHOTS=$3" --config "HOST_MAX_CONCURRENT=$3" "$url" >/dev/null || return 1
 	if [ -x "$top/bench/cputime" ]; then
 		WGET_BINARY=$top/bench/cputime ABX_BENCH_REAL=$(command -v wget) ABX_BENCH_CPU_LOG=$tmp/cpu.$2.$1 \
-			"$bin/abx-tick" -d "$d" >/dev/null
+			"$ab/abx-tick" -d "$d" >/dev/null
 	else
-		"$bin/abx-tick" -d "$d" >/dev/null
+		"$ab/abx-tick" -d "$d" >/dev/null
 	fi
 	rc=$?
 	e=$(now)
@@ -221,7 +236,9 @@ while [ "$r" -lt "$rounds" ]; do
 		if [ $((r % 2)) -eq 0 ]; then
 			run_wget2 "$r" "$c"
 			run_abx "$r" "abx$c" "$c" "$plugins"
+			[ -n "$base" ] && run_abx "$r" "base$c" "$c" "$plugins" "$tmp/base/bin"
 		else
+			[ -n "$base" ] && run_abx "$r" "base$c" "$c" "$plugins" "$tmp/base/bin"
 			run_abx "$r" "abx$c" "$c" "$plugins"
 			run_wget2 "$r" "$c"
 		fi
@@ -275,4 +292,15 @@ for c in $slots; do
 	n2=$(awk -v k="wget2x$c" '$1 == k { print $3 }' "$tmp/res2" | sort -n | head -n 1)
 	want=$([ "$c" -le 4 ] && echo 1.3 || echo 1.5)
 	echo "crawl: $c slots: abx / wget2 --max-threads=$c: $(awk -v a="$ta" -v w="$t2" 'BEGIN { printf "%.2fx (%.2f s vs %.2f s)", a / w, a, w }') [target <= ${want}x: $(awk -v a="$ta" -v w="$t2" -v g="$want" 'BEGIN { print (a / w <= g) ? "ok" : "MISSED" }')]; floor $floor s: abx $(awk -v a="$ta" -v f="$floor" 'BEGIN { printf "%.2fx", a / f }'), wget2 $(awk -v a="$t2" -v f="$floor" 'BEGIN { printf "%.2fx", a / f }'); $na snapshots, wget2 saved $n2 pages"
+done
+[ -n "$base" ] && for c in $slots; do
+	ta=$(awk -v k="abx$c" '$1 == k { print $2 }' "$tmp/res" | median)
+	tb=$(awk -v k="base$c" '$1 == k { print $2 }' "$tmp/res" | median)
+	nb=$(awk -v k="base$c" '$1 == k { print $3 }' "$tmp/res" | sort -n | uniq | tr '\n' '/' | sed 's,/$,,')
+	if [ -z "$ta" ] || [ -z "$tb" ]; then
+		continue
+	fi
+	cb=$(awk -v k="base$c" '$1 == k { print $5 / $3 * 1000 }' "$tmp/res" | median)
+	ca=$(awk -v k="abx$c" '$1 == k { print $5 / $3 * 1000 }' "$tmp/res" | median)
+	echo "crawl: $c slots: abx / baseline ($base): $(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.2fx (%.2f s vs %.2f s)", a / b, a, b }'); CPU $(printf %.0f "$ca") vs $(printf %.0f "$cb") ms per snapshot; the baseline sealed $nb snapshots"
 done

@@ -234,8 +234,8 @@ schema_default(const char *argv0, const char *key)
  * wget frees and reallocates a few hundred kB for each file it saves (the
  * WARC records' compression), and glibc gives the top of the heap back
  * with brk(2) whenever more than 128 kB are free there, then grows it
- * again at the next allocation: 50 brk calls and as many fresh zeroed
- * pages a page fetched.  With both CPUs busy that churn was 14% of wget's
+ * again at the next allocation: some 50 brk calls a page fetched, each
+ * growth faulting in fresh zeroed pages.  With both CPUs busy that churn was 14% of wget's
  * CPU on bench/crawl.sh.  Keeping the heap (trim threshold 256 MB, growing
  * it 4 MB at a time) costs no memory that wget did not already touch.
  */
