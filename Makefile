@@ -131,7 +131,8 @@ check: deps
 	$(MAKE) all
 	prove --timer tests/hooks-c.sh tests/hooks-c-curl.sh tests/hooks-c-hashes.sh \
 	  tests/hooks-c-fulldisk.sh tests/plugins.sh tests/store-lean.sh tests/hook-signals.sh \
-	  tests/hook-orphans.sh tests/tick-kill.sh tests/tick-crawl.sh tests/zones-requisites.sh
+	  tests/hook-orphans.sh tests/tick-kill.sh tests/tick-crawl.sh tests/zones-requisites.sh \
+	  tests/hooks-c-nss.sh
 
 SHELLS  = $(wildcard .ci/run tests/*.sh tests/lib/*.sh bench/*.sh examples/*.sh examples/run \
             share/abx/plugins/*/on_*.sh)
