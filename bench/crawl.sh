@@ -236,9 +236,9 @@ while [ "$r" -lt "$rounds" ]; do
 		if [ $((r % 2)) -eq 0 ]; then
 			run_wget2 "$r" "$c"
 			run_abx "$r" "abx$c" "$c" "$plugins"
-			[ -n "$base" ] && run_abx "$r" "base$c" "$c" "$plugins" "$tmp/base/bin"
+			if [ -n "$base" ]; then run_abx "$r" "base$c" "$c" "$plugins" "$tmp/base/bin"; fi
 		else
-			[ -n "$base" ] && run_abx "$r" "base$c" "$c" "$plugins" "$tmp/base/bin"
+			if [ -n "$base" ]; then run_abx "$r" "base$c" "$c" "$plugins" "$tmp/base/bin"; fi
 			run_abx "$r" "abx$c" "$c" "$plugins"
 			run_wget2 "$r" "$c"
 		fi
@@ -293,7 +293,8 @@ for c in $slots; do
 	want=$([ "$c" -le 4 ] && echo 1.3 || echo 1.5)
 	echo "crawl: $c slots: abx / wget2 --max-threads=$c: $(awk -v a="$ta" -v w="$t2" 'BEGIN { printf "%.2fx (%.2f s vs %.2f s)", a / w, a, w }') [target <= ${want}x: $(awk -v a="$ta" -v w="$t2" -v g="$want" 'BEGIN { print (a / w <= g) ? "ok" : "MISSED" }')]; floor $floor s: abx $(awk -v a="$ta" -v f="$floor" 'BEGIN { printf "%.2fx", a / f }'), wget2 $(awk -v a="$t2" -v f="$floor" 'BEGIN { printf "%.2fx", a / f }'); $na snapshots, wget2 saved $n2 pages"
 done
-[ -n "$base" ] && for c in $slots; do
+for c in $slots; do
+	[ -n "$base" ] || break
 	ta=$(awk -v k="abx$c" '$1 == k { print $2 }' "$tmp/res" | median)
 	tb=$(awk -v k="base$c" '$1 == k { print $2 }' "$tmp/res" | median)
 	nb=$(awk -v k="base$c" '$1 == k { print $3 }' "$tmp/res" | sort -n | uniq | tr '\n' '/' | sed 's,/$,,')
