@@ -60,17 +60,22 @@ hook_last_line(const buf_t *b, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)(end - start), b->p ? b->p + start : "");
 }
 
-/* Read fd from its start into b. */
-static void
-slurp(int fd, buf_t *b)
+void
+hook_slurp(int fd, buf_t *b, size_t max)
 {
-	char chunk[8192];
+	char chunk[65536];
 	off_t off = 0;
 	ssize_t n;
-	while ((n = pread(fd, chunk, sizeof chunk, off)) > 0) {
-		buf_add(b, chunk, n);
+	while ((!max || b->len < max) && (n = pread(fd, chunk, sizeof chunk, off)) > 0) {
+		buf_add(b, chunk, max && b->len + n > max ? max - b->len : (size_t)n);
 		off += n;
 	}
+}
+
+const char *
+hook_curl_interrupted(int sig)
+{
+	return sig == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM";
 }
 
 /* The URL as curl takes it: spaces as %20, no trailing newlines. */
@@ -182,8 +187,8 @@ hook_curl_run(const char *url, const char *const args[], long timeout, int fd3, 
 	sigset_t pend;
 	if (!r->sig && sigpending(&pend) == 0)
 		r->sig = sigismember(&pend, SIGTERM) ? SIGTERM : sigismember(&pend, SIGINT) ? SIGINT : 0;
-	slurp(out, &r->out);
-	slurp(err, &r->err);
+	hook_slurp(out, &r->out, 0);
+	hook_slurp(err, &r->err, 0);
 out:
 	if (out >= 0)
 		close(out);

@@ -46,6 +46,10 @@ void hcurl_free(hcurl_t *r);
 int hook_curl_failed(int rc, const hcurl_t *r, char *msg, size_t n);
 /* An unlinked read-write temp file in $TMPDIR, else /tmp; -1 (errno). */
 int hook_tmpfile(void);
+/* Append what fd holds, read from offset 0, to b: at most max bytes (0: all). */
+void hook_slurp(int fd, buf_t *b, size_t max);
+/* The result's words for r->sig: "interrupted by SIGINT" or "... SIGTERM". */
+const char *hook_curl_interrupted(int sig);
 /* The last line of b (without its newline), into out; "" if none. */
 void hook_last_line(const buf_t *b, char *out, size_t n);
 

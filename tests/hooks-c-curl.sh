@@ -20,7 +20,7 @@ TH=$PLUG/title/on_Snapshot__10_title.bin
 HH=$PLUG/headers/on_Snapshot__12_headers.bin
 FH=$PLUG/favicon/on_Snapshot__11_favicon.bin
 CURL=$(command -v curl)
-plan 31
+plan 32
 
 httpd_start --log "$T/requests.log" || exit 1
 mkdir "$T/tmp"
@@ -48,6 +48,9 @@ ok "title: title.txt keeps the bytes as served" test "$(wc -c <"$T/t2/title.txt"
 run "$T/t3" "$TH" nul
 is "$rc $(field status) $(field output_str)" "0 noresults No title found" "title: a binary page has none"
 ok "title: and no title.txt" test ! -e "$T/t3/title.txt"
+run "$T/t3b" "$TH" latetitle
+is "$rc $(field status) $(field output_str)" "0 noresults No title found" \
+	"title: only the first MiB is read (a title past it is not found)"
 run "$T/t4" "$TH" site/ CURL_BINARY=/nonexistent/curl
 like "$rc $(field output_str)" "^1 unable to run /nonexistent/curl: No such file" "title: a curl that cannot be run is named"
 run "$T/t5" "$TH" missing

@@ -304,6 +304,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                               head=head)
         if path == "/nul":
             return self.reply(200, b"\x00<title>binary</title>\n", head=head)
+        if path == "/latetitle":   # a title that begins past the first MiB
+            return self.reply(200, b"<html><head>" + b" " * (1 << 20) + b"<title>late</title>\n",
+                              head=head)
         if pages and path == "/gen/":
             return self.reply(200, page("Generated site", '<a href="p0.html">start</a>'), head=head)
         if pages and path.startswith("/gen/p") and path.endswith(".html"):

@@ -78,7 +78,7 @@ fetch(const char *url, const char *const args[], int fd3)
 	if (curl.sig) {
 		got_sig = curl.sig;
 		fwrite(errs.p ? errs.p : "", 1, errs.len, stderr);
-		done("failed", got_sig == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM", NULL);
+		done("failed", hook_curl_interrupted(got_sig), NULL);
 	}
 	return rc;
 }
@@ -123,11 +123,7 @@ icon_of(const char *base, int page, buf_t *out)
 		if (posix_spawn(&pid, parser, &fa, &at, argv, environ) == 0) {
 			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 				;
-			char chunk[4096];
-			ssize_t k;
-			off_t off = 0;
-			while ((k = pread(res, chunk, sizeof chunk, off)) > 0)
-				buf_add(out, chunk, k), off += k;
+			hook_slurp(res, out, 0);
 			while (out->len && out->p[out->len - 1] == '\n')
 				out->p[--out->len] = 0;
 		}
@@ -179,10 +175,7 @@ try(const char *cand, char *transport, size_t tn)
 		return NULL;
 	}
 	buf_t body = {0};
-	char chunk[65536];
-	ssize_t k;
-	while ((k = pread(icon, chunk, sizeof chunk, body.len)) > 0)
-		buf_add(&body, chunk, k);
+	hook_slurp(icon, &body, 0);
 	close(icon);
 	const char *ext = ext_of(buf_cstr(&curl.out));
 	int ok = 0;

@@ -132,7 +132,7 @@ main(int argc, char **argv)
 	                      "%{http_code}", NULL};
 	int rc = hook_curl_run(url, args, hook_timeout("HEADERS_TIMEOUT"), fd, &curl);
 	if (curl.sig)
-		done("failed", curl.sig == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM", NULL);
+		done("failed", hook_curl_interrupted(curl.sig), NULL);
 	if (hook_curl_failed(rc, &curl, msg, sizeof msg))
 		done("failed", msg, msg);
 	const char *code = buf_cstr(&curl.out);
@@ -141,10 +141,7 @@ main(int argc, char **argv)
 	long status = atol(code);
 
 	/* 2. the last block */
-	char chunk[8192];
-	ssize_t n;
-	while ((n = pread(fd, chunk, sizeof chunk, head.len)) > 0)
-		buf_add(&head, chunk, n);
+	hook_slurp(fd, &head, 0);
 	close(fd);
 	size_t w = 0;
 	for (size_t i = 0; i < head.len; i++)

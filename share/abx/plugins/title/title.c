@@ -249,7 +249,7 @@ main(int argc, char **argv)
 	const char *args[] = {"--output", "/dev/fd/3", "--write-out", "%{http_code} %{content_type}", NULL};
 	int rc = hook_curl_run(url, args, hook_timeout("TITLE_TIMEOUT"), body, &curl);
 	if (curl.sig)
-		done("failed", curl.sig == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM", NULL);
+		done("failed", hook_curl_interrupted(curl.sig), NULL);
 	if (hook_curl_failed(rc, &curl, msg, sizeof msg))
 		done("failed", msg, msg);
 	char *meta = curl.out.p ? curl.out.p : "";
@@ -264,10 +264,7 @@ main(int argc, char **argv)
 	}
 
 	/* 2. the title */
-	char chunk[65536];
-	ssize_t n;
-	while (page.len < MIB && (n = pread(body, chunk, sizeof chunk, page.len)) > 0)
-		buf_add(&page, chunk, page.len + n > MIB ? MIB - page.len : (size_t)n);
+	hook_slurp(body, &page, MIB);
 	close(body);
 	buf_t flat = {0};
 	buf_add(&flat, page.p ? page.p : "", page.len);
