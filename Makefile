@@ -132,7 +132,7 @@ check: deps
 	prove --timer tests/hooks-c.sh tests/hooks-c-curl.sh tests/hooks-c-hashes.sh \
 	  tests/hooks-c-fulldisk.sh tests/plugins.sh tests/store-lean.sh tests/hook-signals.sh \
 	  tests/hook-orphans.sh tests/tick-kill.sh tests/tick-crawl.sh tests/zones-requisites.sh \
-	  tests/hooks-c-nss.sh
+	  tests/hooks-c-nss.sh tests/hooks-c-tls.sh
 
 SHELLS  = $(wildcard .ci/run tests/*.sh tests/lib/*.sh bench/*.sh examples/*.sh examples/run \
             share/abx/plugins/*/on_*.sh)

@@ -4,7 +4,9 @@
 # cannot be run is named in the result; their ENABLED settings; a kill -9 of
 # the wget hook alone leaves no lock once wget has gone; two wget hooks on
 # one directory: one runs, the other is skipped; wget gets glibc's malloc
-# told to keep its heap (GLIBC_TUNABLES), a person's own setting after it.
+# told to keep its heap (GLIBC_TUNABLES), a person's own setting after it,
+# and GnuTLS told not to initialise itself (GNUTLS_NO_IMPLICIT_INIT=1) unless
+# the person set that; tests/hooks-c-tls.sh fetches https with it.
 # shellcheck source-path=SCRIPTDIR source=lib/tap.sh
 . "$(dirname "$0")/lib/tap.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/httpd.sh
@@ -14,7 +16,7 @@ PLUG=$SHARE/abx/plugins
 WH=$PLUG/wget/on_Snapshot__06_wget.finite.bg.bin
 PH=$PLUG/parse_html_urls/on_Snapshot__75_parse_html_urls.bin
 WGET=$(command -v wget)
-plan 26
+plan 28
 
 httpd_start --log "$T/requests.log" || exit 1
 
@@ -24,7 +26,7 @@ run() {
 	_d=$1 _h=$2
 	shift 2
 	mkdir -p "$_d"
-	(cd "$_d" && exec env -u GLIBC_TUNABLES PATH=/nonexistent TIMEOUT=30 WGET_BINARY="$WGET" "$@" "$_h" \
+	(cd "$_d" && exec env -u GLIBC_TUNABLES -u GNUTLS_NO_IMPLICIT_INIT PATH=/nonexistent TIMEOUT=30 WGET_BINARY="$WGET" "$@" "$_h" \
 		--url="$BASE/site/" >"$T/out" 2>"$T/err")
 	rc=$?
 }
@@ -57,6 +59,7 @@ LDSO=$(readelf -l "$WGET" 2>/dev/null | sed -n 's/.*program interpreter: \([^]]*
 cat >"$T/wget-env" <<EOF
 #!/bin/sh
 printf '%s\n' "\$GLIBC_TUNABLES" >"$T/tunables"
+printf '%s\n' "\${GNUTLS_NO_IMPLICIT_INIT-unset}" >"$T/gnutls"
 "$LDSO" --list-tunables >"$T/tunables.list" 2>&1
 exec "$WGET" "\$@"
 EOF
@@ -73,6 +76,9 @@ is "$rc/$(cat "$T/tunables")" \
 	"0/glibc.malloc.trim_threshold=268435456:glibc.malloc.top_pad=4194304:glibc.malloc.trim_threshold=5000" \
 	"a GLIBC_TUNABLES of the hook's environment is kept, after ours"
 like "$(tr '\n' ' ' <"$T/tunables.list")" "glibc.malloc.trim_threshold: 0x1388 " "so its own setting wins"
+is "$(cat "$T/gnutls")" "1" "wget is started with GNUTLS_NO_IMPLICIT_INIT=1 (GnuTLS starts when wget first needs it)"
+run "$T/v/wget" "$WH" WGET_BINARY="$T/wget-env" GNUTLS_NO_IMPLICIT_INIT=0
+is "$rc/$(cat "$T/gnutls")" "0/0" "a GNUTLS_NO_IMPLICIT_INIT of the hook's environment is kept"
 
 run "$T/c/wget" "$WH" WGET_ENABLED=false
 is "$rc/$(field status)/$(field output_str)" "10/skipped/WGET_ENABLED is false" "WGET_ENABLED=false: skipped"

@@ -3,7 +3,7 @@
 
 Usage:
     python3 tests/httpd.py --port-file FILE [--root DIR] [--latency-ms N]
-                           [--pages N] [--log FILE] [--verbose]
+                           [--pages N] [--log FILE] [--tls PEM] [--verbose]
 
 Binds 127.0.0.1 on an ephemeral port, writes the port number to FILE (by
 rename, so a reader never sees it half written) once listening, and serves
@@ -18,6 +18,8 @@ until killed.  Python 3 standard library only; one thread per connection.
                 client sent it in Host:, START and END the epoch seconds
                 when it arrived and when its answer was sent).
 --robots FILE   serve FILE as /robots.txt (else /robots.txt is a 404).
+--tls PEM       speak https: PEM holds the certificate and its key (a
+                client that fails the handshake is dropped, not served).
 --verbose       log requests to stderr (quiet by default).
 
 Generated site (without --root).  Every page has a <title>.
@@ -75,6 +77,7 @@ min(N, 2**(d+1) - 1) pages; from /gen/ add one.
 import argparse
 import http.server
 import os
+import ssl
 import struct
 import sys
 import threading
@@ -335,6 +338,7 @@ def main():
     ap.add_argument("--log")
     ap.add_argument("--timing")
     ap.add_argument("--robots")
+    ap.add_argument("--tls")
     ap.add_argument("--verbose", action="store_true")
     opts = ap.parse_args()
     if opts.root:
@@ -347,6 +351,11 @@ def main():
         def handler(*a, **kw):
             return Handler(*a, directory=opts.root, **kw)
     srv = Server(("127.0.0.1", 0), handler)
+    if opts.tls:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(opts.tls)
+        # the handshake happens in the connection's thread, at its first read
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True, do_handshake_on_connect=False)
     srv.opts = opts
     srv.log_lock = threading.Lock()
     srv.ratelimit = {}

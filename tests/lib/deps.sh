@@ -32,6 +32,7 @@ libidn2-dev
 libunistring-dev
 python3-croniter
 bc
+openssl
 "
 missing=""
 for p in $pkgs; do

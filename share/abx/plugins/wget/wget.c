@@ -32,7 +32,8 @@
  *    copied to our stderr as it comes.  wget's environment is ours with
  *    glibc's malloc told not to give memory back while wget runs
  *    (WGET_MALLOC_TUNABLES, below): GLIBC_TUNABLES gets it in front of
- *    any value it has, so a person's own settings still win.
+ *    any value it has, so a person's own settings still win, and with
+ *    GNUTLS_NO_IMPLICIT_INIT=1 unless it is set (wget_tls_env, below).
  *    Zones (abx(7) SECURITY): a requisite whose host is an address literal
  *    in a private network zone other than the page's own zones and those
  *    ALLOW_PRIVATE_NETWORKS names, or numeric in a form a browser reads
@@ -228,7 +229,7 @@ schema_default(const char *argv0, const char *key)
 	return out;
 }
 
-/* ---- wget's malloc ---- */
+/* ---- wget's environment: its malloc and its TLS library ---- */
 
 /*
  * wget frees and reallocates a few hundred kB for each file it saves (the
@@ -253,6 +254,21 @@ wget_malloc_env(void)
 	char *v = xasprintf("%s:%s", WGET_MALLOC_TUNABLES, t);
 	setenv("GLIBC_TUNABLES", v, 1);
 	free(v);
+}
+
+/*
+ * GnuTLS initialises itself when it is loaded (parsing its ASN.1
+ * definitions and more), on every page, though an http page never uses
+ * it: 1.0 ms of the 14 ms of CPU a wget of a bench page costs (abx(7)
+ * INTERNALS, "The cost of a page").  GNUTLS_NO_IMPLICIT_INIT=1 skips that;
+ * wget calls gnutls_global_init() itself before its first TLS connection,
+ * so an https page is fetched and its certificate checked as before
+ * (tests/hooks-c-tls.sh).  A value the hook's environment has is kept.
+ */
+static void
+wget_tls_env(void)
+{
+	setenv("GNUTLS_NO_IMPLICIT_INIT", "1", 0);
 }
 
 /* ---- network zones of requisites ---- */
@@ -516,6 +532,7 @@ main(int argc, char **argv)
 	posix_spawnattr_setsigdefault(&at, &dfl);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	wget_malloc_env();
+	wget_tls_env();
 	pid_t pid;
 	int e = posix_spawnp(&pid, bin, &fa, &at, cmd.v, environ);
 	posix_spawn_file_actions_destroy(&fa);
