@@ -27,7 +27,9 @@
 # crawl except the fetcher (wget runs under bench/cputime, which records
 # its own CPU time), per snapshot, the fetcher's beside it; and the slot
 # occupancy: the time snapshots' hooks ran (first start to last end of
-# each snapshot's results) over slots x wall time.
+# each snapshot's results) over slots x wall time.  bench/machine prints
+# what this machine charges for a system call, a page fault, cpuid and a
+# static program, the costs a page's processes are made of.
 #
 # Environment: ABX_BENCH_CRAWL_ROUNDS (default 2), ABX_BENCH_CRAWL_PAGES
 # (default 500), ABX_BENCH_CRAWL_SLOTS (default "4 16"), and
@@ -270,6 +272,10 @@ report() {
 }
 echo "crawl: wget -r: $pw pages, $rw requests, CPU $(printf %.1f "$cw") ms per page"
 echo "crawl: a process that does nothing costs here (CPU, one at a time): $floor_text; the three abx runs a page: $floor_ms ms, more when the CPUs are shared"
+# what those costs are made of on this machine (bench/machine.c)
+if [ -x "$top/bench/machine" ]; then
+	echo "crawl: $("$top/bench/machine" 2>&1)"
+fi
 report abx4 "abx-tick --plugins $plugins, 4 slots (default)" target
 for c in $slots; do
 	[ "$c" = 4 ] || report "abx$c" "abx-tick --plugins $plugins, $c slots"
