@@ -480,16 +480,29 @@ index_mark_needed(store_t *s)
 	if (!s->tab)
 		return;
 	/* a crawl not active but with active items (a retried snapshot of a
-	 * sealed crawl, a crash between two journals' commits) */
-	for (size_t k = 0; k < s->tabcap; k++) {
+	 * sealed crawl, a crash between two journals' commits).  Only a crawl
+	 * journal left unmarked above can gain, and mostly there is none (a
+	 * running crawl's journal is marked by its crawl): then the table,
+	 * which holds every id seen since the index was last rebuilt, is not
+	 * walked, since this runs twice at every lock.  The walk stops once
+	 * every such journal is marked. */
+	size_t unmarked = 0;
+	for (size_t i = 0; i < s->njs; i++)
+		unmarked += !s->js[i].need;
+	for (size_t k = 0; unmarked && k < s->tabcap; k++) {
 		ient_t *e = &s->tab[k];
 		if (!e->used || !e->live || !e->crawl_id[0] || strcmp(e->type, "Snapshot") != 0)
 			continue;
-		char j[128];
-		store_crawl_journal(e->crawl_id, j, sizeof j);
-		jstate_t *st = jstate(s, j, 0);
-		if (st)
-			st->need = 1;
+		size_t cl = strlen(e->crawl_id);
+		for (size_t i = 0; i < s->njs; i++) {
+			const char *j = s->js[i].j;
+			/* j is crawls/<crawl_id>/snapshots.jsonl (store_crawl_journal) */
+			if (!s->js[i].need && strncmp(j + 7, e->crawl_id, cl) == 0 &&
+			    strcmp(j + 7 + cl, "/snapshots.jsonl") == 0) {
+				s->js[i].need = 1;
+				unmarked--;
+			}
+		}
 	}
 }
 
