@@ -42,6 +42,7 @@
 #include "scope.h"
 #include "seal.h"
 #include "tick_int.h"
+#include "topk.h"
 #include "url.h"
 #include "worker.h"
 
@@ -597,21 +598,29 @@ robots_refuse(crawlrun_t *cr, const char *id, const char *key)
 }
 
 /*
- * Choose up to `want` candidates (in their order) whose host has a free
+ * Choose up to `want` candidates (in cand_cmp order) whose host has a free
  * pacing slot, taking the slots; their ids into ids, the slots into pk.
+ * The first *sorted of c are in order (topk_sort); the rest are sorted
+ * only if the choice gets to them.
  * A host found waiting is not tried again in this call; the earliest time
  * one frees goes to cr->host_until, the candidates left to them are
  * counted in cr->host_blocked.  A host whose state cannot be used is not
  * paced (said once a run).
  */
 static size_t
-pace_pick(crawlrun_t *cr, const cand_t *c, size_t nc, char (*ids)[ID_LEN + 1], pick_t *pk, int want)
+pace_pick(crawlrun_t *cr, cand_t *c, size_t nc, size_t *sorted, char (*ids)[ID_LEN + 1], pick_t *pk,
+    int want)
 {
 	size_t n = 0;
 	char (*waiting)[200] = NULL;
 	size_t nwait = 0;
 	int64_t now = clock_now();
 	for (size_t i = 0; i < nc && (int)n < want; i++) {
+		if (i == *sorted) {
+			/* past the sorted front (topk_sort): the rest in order */
+			qsort(c + i, nc - i, sizeof *c, cand_cmp);
+			*sorted = nc;
+		}
 		const char *key = host_of(cr, c[i].id);
 		int fd = -1;
 		if (key && cr->robots && robots_refuse(cr, c[i].id, key))
@@ -671,7 +680,7 @@ refill(crawlrun_t *cr)
 	tick_t *t = cr->t;
 	store_t *s = t->s;
 	ient_t *v;
-	size_t n = tick_active(t, "Snapshot", &v);
+	size_t n = tick_active(t, "Snapshot", 0, &v);
 	int64_t now = clock_now();
 	cand_t *c = xmalloc(sizeof(cand_t) * (n + 1));
 	size_t nc = 0;
@@ -692,7 +701,6 @@ refill(crawlrun_t *cr)
 		nc++;
 	}
 	free(v);
-	qsort(c, nc, sizeof(cand_t), cand_cmp);
 	int free_slots = cr->slots - cr->nw;
 	cr->host_blocked = 0;
 	cr->host_until = 0;
@@ -702,10 +710,13 @@ refill(crawlrun_t *cr)
 	}
 	/* each candidate's host must have a free pacing slot: take them in
 	 * order until the free slots are filled (slots of a waiting host go
-	 * to other hosts' snapshots) */
+	 * to other hosts' snapshots).  Only the first few are sorted unless
+	 * hosts that wait make pace_pick go further: the queue may hold tens
+	 * of thousands, and this runs at every snapshot's end */
+	size_t sorted = topk_sort(c, nc, 4 * (size_t)free_slots + 16, sizeof *c, cand_cmp);
 	char (*ids)[ID_LEN + 1] = xmalloc(sizeof *ids * nc);
 	pick_t *pk = xcalloc(free_slots, sizeof *pk);
-	size_t nids = pace_pick(cr, c, nc, ids, pk, free_slots);
+	size_t nids = pace_pick(cr, c, nc, &sorted, ids, pk, free_slots);
 	/* claim them in one durable commit */
 	rec_t got_r[MAX_SLOTS];
 	int got_fd[MAX_SLOTS];
@@ -877,7 +888,7 @@ defer_blocked(crawlrun_t *cr, int64_t until)
 	tick_t *t = cr->t;
 	store_t *s = t->s;
 	ient_t *v;
-	size_t n = tick_active(t, "Snapshot", &v);
+	size_t n = tick_active(t, "Snapshot", 0, &v);
 	int64_t now = clock_now();
 	if (store_lock(s) < 0) {
 		free(v);

@@ -1023,7 +1023,7 @@ ient_cmp(const void *a, const void *b)
 }
 
 size_t
-store_active(store_t *s, const char *type, ient_t **out)
+store_active_unordered(store_t *s, const char *type, ient_t **out)
 {
 	store_unlean(s);
 	if (!s->tab && !s->locked)
@@ -1035,6 +1035,13 @@ store_active(store_t *s, const char *type, ient_t **out)
 		if (e->used && e->live && (!type || strcmp(e->type, type) == 0))
 			(*out)[n++] = *e;
 	}
+	return n;
+}
+
+size_t
+store_active(store_t *s, const char *type, ient_t **out)
+{
+	size_t n = store_active_unordered(s, type, out);
 	qsort(*out, n, sizeof(ient_t), ient_cmp);
 	return n;
 }

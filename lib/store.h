@@ -253,8 +253,11 @@ typedef int (*store_each_fn)(rec_t *r, void *arg);
 int store_each(store_t *s, const char *journal, const char *filter, store_each_fn fn, void *arg);
 
 /* Active index entries of a type (NULL: all), in (retry_at, created_at)
- * order.  The array is malloc'd; entries are copies. */
+ * order.  The array is malloc'd; entries are copies.  _unordered: the
+ * same in no order, for a caller that orders them its own way (the queue
+ * can hold tens of thousands). */
 size_t store_active(store_t *s, const char *type, ient_t **out);
+size_t store_active_unordered(store_t *s, const char *type, ient_t **out);
 
 /* Rebuild the index from the journals (the repair pass uses it); 0 or -1. */
 int store_rebuild_index(store_t *s);

@@ -54,7 +54,7 @@ tick_error(tick_t *t, const char *fmt, ...)
 }
 
 size_t
-tick_active(tick_t *t, const char *type, ient_t **v)
+tick_active(tick_t *t, const char *type, int ordered, ient_t **v)
 {
 	store_t *s = t->s;
 	if (store_lock(s) < 0) {
@@ -62,7 +62,7 @@ tick_active(tick_t *t, const char *type, ient_t **v)
 		*v = NULL;
 		return 0;
 	}
-	size_t n = store_active(s, type, v);
+	size_t n = ordered ? store_active(s, type, v) : store_active_unordered(s, type, v);
 	store_unlock(s);
 	return n;
 }
@@ -106,7 +106,7 @@ resolve_due_binaries(tick_t *t)
 {
 	store_t *s = t->s;
 	ient_t *v;
-	size_t n = tick_active(t, "Binary", &v);
+	size_t n = tick_active(t, "Binary", 1, &v);
 	int64_t now = clock_now();
 	int did = 0;
 	for (size_t i = 0; i < n && !*t->signals; i++) {
@@ -184,7 +184,7 @@ due_orphan(tick_t *t, skiplist_t *skip)
 {
 	store_t *s = t->s;
 	ient_t *v;
-	size_t n = tick_active(t, "Snapshot", &v);
+	size_t n = tick_active(t, "Snapshot", 1, &v);
 	int64_t now = clock_now();
 	int did = 0;
 	for (size_t i = 0; i < n && !did; i++) {
@@ -272,7 +272,7 @@ tick_dry(tick_t *t)
 {
 	store_t *s = t->s;
 	ient_t *v;
-	size_t n = tick_active(t, NULL, &v);
+	size_t n = tick_active(t, NULL, 1, &v);
 	int64_t now = clock_now();
 	int due = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -17,8 +17,9 @@
 /* Report a failure of the store (what we were doing, then s->errmsg) and
  * count it; the pass goes on with other work. */
 void tick_error(tick_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The active entries of a type, the index refreshed under the lock. */
-size_t tick_active(tick_t *t, const char *type, ient_t **v);
+/* The active entries of a type, the index refreshed under the lock; in
+ * store_active's order if ordered, else in none. */
+size_t tick_active(tick_t *t, const char *type, int ordered, ient_t **v);
 /* The plugins, discovered once and kept for a minute (t->ps). */
 void tick_discover_plugins(tick_t *t);
 
