@@ -19,7 +19,10 @@ D=$T/data
 A="http://127.0.0.1:$HTTPD_PORT"
 B="http://localhost:$HTTPD_PORT"
 
-C=$( (i=1; while [ "$i" -le 26 ]; do echo "$A/slow?s=0.1&a=$i"; i=$((i + 1)); done; echo "$B/slow?s=0.1&b=1") |
+# the first page takes 2 s, so that the overlap does not hang on how fast
+# two workers start on a loaded machine
+C=$( (echo "$A/slow?s=2&a=1"; i=2; while [ "$i" -le 26 ]; do echo "$A/slow?s=0.05&a=$i"; i=$((i + 1)); done
+	echo "$B/slow?s=0.05&b=1") |
 	abx-add -d "$D" --depth 0 --plugins headers --config CRAWL_MAX_CONCURRENT_SNAPSHOTS=2 \
 		--config HOST_MAX_CONCURRENT=1 | jq -r .id)
 ok "a crawl of 27 pages queued" test -n "$C"
