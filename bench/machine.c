@@ -2,12 +2,13 @@
  * machine — what the kernel and CPU under a crawl charge for the things a
  * page's processes do most, printed as one line for bench/crawl.sh:
  *
- *   machine: a system call 1.1 us, a page fault 11.2 us, cpuid 6.4 us, a static program 1.3 ms
+ *   machine: a system call 1.03 us, a page fault 11.2 us, cpuid 6.5 us, a static program 1.59 ms
  *
  *   a system call   getppid(2), the cheapest, over 200,000 calls;
  *   a page fault    the first write to each page of a fresh anonymous
- *                   mapping of 20,000 pages (4 KiB): the fault, its zeroed
- *                   page and the page-table write;
+ *                   mapping of 20,000 pages (of sysconf(_SC_PAGESIZE), no
+ *                   huge pages): the fault, its zeroed page and the
+ *                   page-table write;
  *   cpuid           the instruction (x86 only; a virtual machine traps it
  *                   to its hypervisor), which glibc runs a few dozen times
  *                   as every program starts (its cache and CPU features);
@@ -85,6 +86,8 @@ fault_us(void)
 	char *p = mmap(NULL, (size_t)N * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -1;
+	/* a page a fault, also where transparent huge pages are "always" */
+	madvise(p, (size_t)N * pg, MADV_NOHUGEPAGE);
 	double t = now_us();
 	for (size_t i = 0; i < N; i++)
 		p[i * pg] = 1;

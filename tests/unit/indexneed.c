@@ -4,8 +4,8 @@
  * or while a snapshot of it is (a retried snapshot of a sealed crawl); not
  * the journal of a finished crawl whose snapshots are all finished.  Each
  * case among several finished crawls, so that the table walk that finds a
- * sealed crawl's active snapshot meets the others' journals too; and the
- * walk over many finished snapshots gives the same answer.
+ * sealed crawl's active snapshot meets the others' journals too, and one
+ * walk marks two such crawls.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +58,7 @@ main(void)
 	if (!top)
 		return 1;
 	setenv("ABX_SYNC", "0", 1);
-	plan(6);
+	plan(7);
 	store_t s;
 	if (store_open(&s, top, 1) < 0)
 		return 1;
@@ -94,6 +94,13 @@ main(void)
 	store_lock(&s);
 	ok(need_of(&s, retried) == 1, "a sealed crawl with a queued snapshot: its journal is replayed");
 	ok(need_of(&s, sealed) != 1, "while the other sealed crawl's still is not");
+	store_unlock(&s);
+	/* and one of the first: both journals are marked by one walk */
+	id_new(snap);
+	put(&s, snap_fmt, snap, sealed, "queued");
+	store_lock(&s);
+	ok(need_of(&s, sealed) == 1 && need_of(&s, retried) == 1,
+	    "two sealed crawls with a queued snapshot each: both journals are replayed");
 	store_unlock(&s);
 	store_close(&s);
 	char *rm = xasprintf("rm -rf '%s'", top);
