@@ -40,7 +40,7 @@ topk_sort(void *base, size_t n, size_t k, size_t size, int (*cmp)(const void *, 
 {
 	char *b = base;
 	if (n < 2)
-		return n;   /* sorted already (and base may be NULL) */
+		return k < n ? k : n;   /* sorted already (and base may be NULL) */
 	if (k >= n || size > MAX_SIZE) {
 		qsort(base, n, size, cmp);
 		return n;
