@@ -112,8 +112,8 @@ bench/%: bench/%.c lib/libabx.a lib/*.h build.flags
 bench/cputime: bench/cputime.c build.flags
 	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(if $(HOOK_STATIC),$(HOOK_STATIC))
 # bench/machine spawns itself: linked as the hooks are, it measures their floor
-bench/machine: bench/machine.c build.flags
-	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(if $(HOOK_STATIC),$(HOOK_STATIC))
+bench/machine: bench/machine.c bench/benchlib.h lib/libabx.a build.flags
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< lib/libabx.a $(if $(HOOK_STATIC),$(HOOK_STATIC))
 
 $(O)tests/unit/%.t: tests/unit/%.c tests/unit/tap.h $(LIBA) $(O)build.flags
 	@mkdir -p $(@D)

@@ -1,7 +1,8 @@
 /*
  * benchlib.h — what the benchmark programs share (each includes it once):
- * quantiles of per-round figures, removing a temp tree without following
- * symlinks, and stopping between rounds on SIGINT or SIGTERM.  Header-only:
+ * the monotonic clock in microseconds, quantiles of per-round figures,
+ * removing a temp tree without following symlinks, and stopping between
+ * rounds on SIGINT or SIGTERM.  Header-only:
  * each benchmark program is built from one source file.
  */
 #ifndef ABX_BENCHLIB_H
@@ -12,10 +13,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "err.h"
 #include "fs.h"
+
+/* CLOCK_MONOTONIC, in microseconds. */
+static double __attribute__((unused))
+bench_mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
 
 static int
 dbl_cmp(const void *a, const void *b)
@@ -25,7 +36,7 @@ dbl_cmp(const void *a, const void *b)
 }
 
 /* The q-quantile (0..1) of n values, by linear interpolation. */
-static double
+static double __attribute__((unused))
 quantile(const double *v, int n, double q)
 {
 	double *t = xmalloc(sizeof(double) * n);
@@ -39,7 +50,7 @@ quantile(const double *v, int n, double q)
 }
 
 /* rm -rf path (absolute or relative), then empty it; a no-op if empty. */
-static void
+static void __attribute__((unused))
 bench_rmtree(char *path)
 {
 	if (!*path)

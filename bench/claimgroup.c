@@ -30,14 +30,6 @@
 #define PER 40            /* claims per round and side */
 #define BATCH 4
 
-static double
-mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
 static void
 sq(sqlite3 *db, const char *sql)
 {
@@ -102,7 +94,7 @@ main(void)
 	rec_t out[BATCH];
 	int fds[BATCH];
 	for (int r = -1; r < ROUNDS; r++) {   /* round -1 warms up */
-		double t0 = mono();
+		double t0 = bench_mono_us();
 		int claimed = 0;
 		while (claimed < PER) {
 			int got = claim_next_batch(&s, "Snapshot", NULL, &o, BATCH, out, fds);
@@ -112,7 +104,7 @@ main(void)
 				rec_free(&out[k]);
 			claimed += got;
 		}
-		double t1 = mono();
+		double t1 = bench_mono_us();
 		for (int i = 0; i < PER; i++) {
 			sq(db, "BEGIN");
 			sqlite3_bind_text(sel, 1, "2100-01-01", -1, SQLITE_STATIC);
@@ -130,7 +122,7 @@ main(void)
 			sqlite3_reset(upd);
 			sq(db, "COMMIT");
 		}
-		double t2 = mono();
+		double t2 = bench_mono_us();
 		if (r >= 0) {
 			a[r] = (t1 - t0) / claimed;
 			q[r] = (t2 - t1) / PER;

@@ -45,14 +45,6 @@ cleanup(void)
 	bench_rmtree(tmproot);
 }
 
-static double
-mono_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
 static void
 queue(store_t *s, int n)
 {
@@ -136,20 +128,20 @@ main(int argc, char **argv)
 			check_stop();
 			rec_t out;
 			int lfd;
-			double t = mono_us();
+			double t = bench_mono_us();
 			int rc = claim_next(&s, "Snapshot", NULL, &o, &out, &lfd);
-			tc += mono_us() - t;
+			tc += bench_mono_us() - t;
 			if (rc != 0)
 				die(s.err ? s.err : EX_SOFT_, "claim %d found nothing due: %s", nseen, s.errmsg);
 			char *id = rec_str(&out, "id");
 			snprintf(seen[nseen++], ID_LEN + 1, "%s", id ? id : "");
 			free(id);
 			rec_free(&out);
-			t = mono_us();
+			t = bench_mono_us();
 			if (flock(ffd, LOCK_EX) < 0 || write(ffd, line, sizeof line) != (ssize_t)sizeof line ||
 			    fdatasync(ffd) < 0 || flock(ffd, LOCK_UN) < 0)
 				diesys(EX_IOERR_, "unable to append to %s", floorp);
-			tf += mono_us() - t;
+			tf += bench_mono_us() - t;
 		}
 		if (r >= warm) {
 			cl[r - warm] = tc / k;

@@ -10,14 +10,14 @@
  *                   huge pages): the fault, its zeroed page and the
  *                   page-table write;
  *   cpuid           the instruction (x86 only; a virtual machine traps it
- *                   to its hypervisor), which glibc runs a few dozen times
- *                   as every program starts (its cache and CPU features);
+ *                   to its hypervisor), which glibc runs as every program
+ *                   starts (its cache and CPU features);
  *   a static program  the CPU time (user + system, parent and child) of
  *                   posix_spawn(3) of this program, linked statically as
  *                   the hooks are, exiting at once, and its reaping: the
  *                   floor under each process of a page.
  *
- * Each figure is the median of 5 runs.  Exit 0, or 1 with a message if a
+ * Each figure is the median of 5 runs (benchlib.h's quantile).  Exit 0, or 1 with a message if a
  * measurement could not be made.  Run with one argument, "--exit", it
  * exits at once (the spawned child).
  */
@@ -35,16 +35,10 @@
 #include <cpuid.h>
 #endif
 
+#include "benchlib.h"
+
 extern char **environ;
 static volatile unsigned sink; /* keeps the cpuid loop */
-
-static double
-now_us(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
 
 static double
 cpu_us(int who)
@@ -54,28 +48,14 @@ cpu_us(int who)
 	return (r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1e6 + r.ru_utime.tv_usec + r.ru_stime.tv_usec;
 }
 
-static int
-cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double
-median5(double v[5])
-{
-	qsort(v, 5, sizeof v[0], cmp);
-	return v[2];
-}
-
 static double
 syscall_us(void)
 {
 	enum { N = 200000 };
-	double t = now_us();
+	double t = bench_mono_us();
 	for (int i = 0; i < N; i++)
 		syscall(SYS_getppid);
-	return (now_us() - t) / N;
+	return (bench_mono_us() - t) / N;
 }
 
 static double
@@ -88,10 +68,10 @@ fault_us(void)
 		return -1;
 	/* a page a fault, also where transparent huge pages are "always" */
 	madvise(p, (size_t)N * pg, MADV_NOHUGEPAGE);
-	double t = now_us();
+	double t = bench_mono_us();
 	for (size_t i = 0; i < N; i++)
 		p[i * pg] = 1;
-	t = (now_us() - t) / N;
+	t = (bench_mono_us() - t) / N;
 	munmap(p, (size_t)N * pg);
 	return t;
 }
@@ -102,12 +82,12 @@ cpuid_us(void)
 #if defined(__x86_64__) || defined(__i386__)
 	enum { N = 2000 };
 	unsigned a, b, c, d;
-	double t = now_us();
+	double t = bench_mono_us();
 	for (int i = 0; i < N; i++) {
 		__cpuid_count(0, 0, a, b, c, d);
 		sink += a ^ b ^ c ^ d;
 	}
-	return (now_us() - t) / N;
+	return (bench_mono_us() - t) / N;
 #else
 	return -1;
 #endif
@@ -153,11 +133,11 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	double cu = median5(c);
+	double cu = quantile(c, 5, 0.5);
 	char cs[32] = "";
 	if (cu >= 0)
 		snprintf(cs, sizeof cs, ", cpuid %.1f us", cu);
-	printf("machine: a system call %.2f us, a page fault %.1f us%s, a static program %.2f ms\n", median5(s),
-	    median5(f), cs, median5(p));
+	printf("machine: a system call %.2f us, a page fault %.1f us%s, a static program %.2f ms\n",
+	    quantile(s, 5, 0.5), quantile(f, 5, 0.5), cs, quantile(p, 5, 0.5));
 	return 0;
 }
