@@ -37,7 +37,8 @@ HOOKBINS = $(O)$(PLUGDIR)/wget/on_Snapshot__06_wget.finite.bg.bin \
            $(O)$(PLUGDIR)/parse_html_urls/on_Snapshot__75_parse_html_urls.bin \
            $(O)$(PLUGDIR)/hashes/on_Snapshot__90_hashes.bin
 
-LIBSRC  = $(sort $(wildcard lib/*.c))
+LIBSRC  = $(sort $(wildcard lib/*.c lib/*/*.c))
+LIBHDR  = $(wildcard lib/*.h lib/*/*.h)
 LIBOBJ  = $(patsubst %.c,$(O)%.o,$(LIBSRC))
 LIBA    = $(O)lib/libabx.a
 UNITSRC = $(sort $(wildcard tests/unit/*.c))
@@ -53,14 +54,14 @@ $(O)build.flags: FORCE
 	@echo '$(CC) $(CFLAGS) $(XCFLAGS) $(HOOK_STATIC)' | cmp -s - $@ || \
 	  echo '$(CC) $(CFLAGS) $(XCFLAGS) $(HOOK_STATIC)' > $@
 
-$(O)lib/%.o: lib/%.c lib/*.h $(O)build.flags
+$(O)lib/%.o: lib/%.c $(LIBHDR) $(O)build.flags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(XCFLAGS) -c -o $@ $<
 
 $(LIBA): $(LIBOBJ)
 	rm -f $@ && ar rcs $@ $(LIBOBJ)
 
-$(O)bin/%: bin/%.c $(LIBA) lib/*.h $(O)build.flags
+$(O)bin/%: bin/%.c $(LIBA) $(LIBHDR) $(O)build.flags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(or $(LINK_$(*F)),$(LDLIBS))
 
@@ -77,7 +78,7 @@ endif
 # ld's warning that a static getaddrinfo(3) loads NSS modules at run time
 # is filtered out: the wget hook is linked so on purpose (below)
 define hook
-$(O)$(PLUGDIR)/$(1)/$(2).bin: $(PLUGDIR)/$(1)/$(1).c $(LIBA) lib/*.h $(O)build.flags | $(if $(O),$(O)share)
+$(O)$(PLUGDIR)/$(1)/$(2).bin: $(PLUGDIR)/$(1)/$(1).c $(LIBA) $(LIBHDR) $(O)build.flags | $(if $(O),$(O)share)
 	trap 'rm -f $$@.ld' EXIT INT TERM; \
 	$$(CC) $$(CFLAGS) $$(XCFLAGS) -o $$@ $$< $$(LIBA) $$(LDFLAGS) $(3) 2>$$@.ld; s=$$$$?; \
 	grep -v -e "in function .netzone_host.:$$$$" -e "requires at runtime the shared libraries from the glibc" $$@.ld >&2; \
@@ -105,7 +106,7 @@ $(eval $(call hook,headers,on_Snapshot__12_headers,$$(STATICLINK)))
 $(eval $(call hook,parse_html_urls,on_Snapshot__75_parse_html_urls,$$(STATICLINK)))
 $(eval $(call hook,hashes,on_Snapshot__90_hashes,$$(STATICLINK)))
 
-bench/%: bench/%.c lib/libabx.a lib/*.h build.flags
+bench/%: bench/%.c lib/libabx.a $(LIBHDR) build.flags
 	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< lib/libabx.a $(LDFLAGS) $(LDLIBS) -lsqlite3
 # bench/crawl.sh puts cputime in front of every wget: static, so that the
 # wrapper's own start (counted as the fetcher's) stays small
@@ -165,7 +166,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(SHAREDIR)
 
 clean:
-	rm -f $(PROGS) $(HOOKBINS) $(UNITS) $(BENCHES) lib/*.o lib/libabx.a build.flags tests.log
+	rm -f $(PROGS) $(HOOKBINS) $(UNITS) $(BENCHES) lib/*.o lib/*/*.o lib/libabx.a build.flags tests.log
 	rm -rf build
 	rm -rf bench/out
 

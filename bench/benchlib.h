@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "fs.h"
+#include "base/err.h"
+#include "base/fs.h"
 
 /* CLOCK_MONOTONIC, in microseconds. */
 static double __attribute__((unused))

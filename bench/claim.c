@@ -58,17 +58,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "claim.h"
-#include "clock.h"
+#include "base/buf.h"
+#include "store/claim.h"
+#include "base/clock.h"
 #include "benchlib.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "fs.h"
-#include "ids.h"
-#include "json.h"
-#include "lease.h"
-#include "store.h"
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "base/fs.h"
+#include "base/ids.h"
+#include "base/json.h"
+#include "store/lease.h"
+#include "store/store.h"
 
 #define USAGE "usage: claim [-r rounds] [-k claims-per-round] [-w warmup-rounds] [-n sealed]"
 #define HOUR INT64_C(3600000000)

@@ -18,12 +18,12 @@
 #include <unistd.h>
 
 #include "benchlib.h"
-#include "claim.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "fs.h"
-#include "record.h"
-#include "store.h"
+#include "store/claim.h"
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "base/fs.h"
+#include "store/record.h"
+#include "store/store.h"
 
 #define NDUE 4000
 #define ROUNDS 15

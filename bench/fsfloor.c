@@ -29,13 +29,13 @@
 #include <unistd.h>
 
 #include "benchlib.h"
-#include "claim.h"
-#include "clock.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "ids.h"
-#include "json.h"
-#include "store.h"
+#include "store/claim.h"
+#include "base/clock.h"
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "base/ids.h"
+#include "base/json.h"
+#include "store/store.h"
 
 #define USAGE "usage: fsfloor -d DIR [-r rounds] [-k claims-per-round] [-w warmup]"
 

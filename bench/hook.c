@@ -32,11 +32,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "err.h"
-#include "fs.h"
-#include "record.h"
-#include "store.h"
+#include "base/clock.h"
+#include "base/err.h"
+#include "base/fs.h"
+#include "store/record.h"
+#include "store/store.h"
 
 extern char **environ;
 

@@ -67,16 +67,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "clock.h"
+#include "base/buf.h"
+#include "base/clock.h"
 #include "benchlib.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "fs.h"
-#include "ids.h"
-#include "json.h"
-#include "lease.h"
-#include "store.h"
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "base/fs.h"
+#include "base/ids.h"
+#include "base/json.h"
+#include "store/lease.h"
+#include "store/store.h"
 
 #define USAGE "usage: tickbench overhead|cost|rss|build [DIR] [-n N] [-k DUE] [-r ROUNDS] [-b BINDIR]"
 #define HOUR INT64_C(3600000000)

@@ -41,9 +41,9 @@
 #include <unistd.h>
 
 #include "benchlib.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "fs.h"
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "base/fs.h"
 
 #define USAGE "usage: wakebench [-r ROUNDS] [-w WARMUP] [-b BINDIR] [-s STAMP]"
 

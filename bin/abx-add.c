@@ -25,15 +25,15 @@
 #include <string.h>
 
 #include "cli.h"
-#include "config.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "names.h"
-#include "record.h"
-#include "schedule.h"
-#include "sigreset.h"
-#include "store.h"
-#include "url.h"
+#include "base/config.h"
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "hook/names.h"
+#include "store/record.h"
+#include "tick/schedule.h"
+#include "base/sigreset.h"
+#include "store/store.h"
+#include "net/url.h"
 
 static const char options[] =
     "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"

@@ -27,13 +27,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "claim.h"
+#include "store/claim.h"
 #include "cli.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "lease.h"
-#include "sigreset.h"
-#include "store.h"
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "store/lease.h"
+#include "base/sigreset.h"
+#include "store/store.h"
 
 static const char options[] =
     "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"

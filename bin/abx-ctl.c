@@ -16,15 +16,15 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ctl.h"
-#include "ctl_verbs.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "names.h"
-#include "repair.h"
-#include "sigreset.h"
-#include "store.h"
-#include "termsafe.h"
+#include "ctl/ctl.h"
+#include "ctl/ctl_verbs.h"
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "hook/names.h"
+#include "tick/repair.h"
+#include "base/sigreset.h"
+#include "store/store.h"
+#include "base/termsafe.h"
 
 static const char usage[] =
     "abx-ctl [-v] [-d DIR] pause|resume|cancel ID...\n"

@@ -25,15 +25,15 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "clock.h"
-#include "config.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "ids.h"
-#include "lease.h"
-#include "phase.h"
-#include "sigreset.h"
-#include "store.h"
+#include "base/clock.h"
+#include "base/config.h"
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "base/ids.h"
+#include "store/lease.h"
+#include "hook/phase.h"
+#include "base/sigreset.h"
+#include "store/store.h"
 
 static const char options[] =
     "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"

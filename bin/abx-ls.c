@@ -21,14 +21,14 @@
 #include <string.h>
 
 #include "cli.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "names.h"
-#include "sigreset.h"
-#include "store.h"
-#include "progress.h"
-#include "termsafe.h"
-#include "verbs_filter.h"
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "hook/names.h"
+#include "base/sigreset.h"
+#include "store/store.h"
+#include "tick/progress.h"
+#include "base/termsafe.h"
+#include "ctl/verbs_filter.h"
 
 static const char usage[] =
     "abx-ls [-d DIR] [-k KIND] [-s STATUS] [--url TEXT] [--tag TAG] [--crawl ID]\n"

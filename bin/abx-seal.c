@@ -18,12 +18,12 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "lease.h"
-#include "seal.h"
-#include "sigreset.h"
-#include "store.h"
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "store/lease.h"
+#include "seal/seal.h"
+#include "base/sigreset.h"
+#include "store/store.h"
 
 static const char options[] =
     "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"

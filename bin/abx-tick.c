@@ -21,16 +21,16 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "config.h"
-#include "daemon.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "fs.h"
-#include "repair.h"
-#include "retention.h"
-#include "sigreset.h"
-#include "store.h"
-#include "tick.h"
+#include "base/config.h"
+#include "tick/daemon.h"
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "base/fs.h"
+#include "tick/repair.h"
+#include "tick/retention.h"
+#include "base/sigreset.h"
+#include "store/store.h"
+#include "tick/tick.h"
 
 static const char options[] =
     "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"

@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "termsafe.h"
-#include "err.h"
-#include "exitcodes.h"
-#include "ids.h"
-#include "store.h"
+#include "base/termsafe.h"
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "base/ids.h"
+#include "store/store.h"
 
 void
 cli_usage(const char *usage)

@@ -22,7 +22,7 @@
 #ifndef ABX_CLI_H
 #define ABX_CLI_H
 
-#include "buf.h"
+#include "base/buf.h"
 
 #define ABX_VERSION "0.10"
 

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "config.h"
-#include "exitcodes.h"
+#include "base/config.h"
+#include "base/exitcodes.h"
 #include "tap.h"
 
 static const struct {

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "clock.h"
-#include "cron.h"
+#include "base/clock.h"
+#include "base/cron.h"
 #include "tap.h"
 
 #define TABLE "tests/data/cron/cases.tsv"

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "config.h"
-#include "discover.h"
+#include "base/config.h"
+#include "tick/discover.h"
 #include "tap.h"
 
 int

@@ -1,9 +1,9 @@
 /* The verdicts of fscheck.h on GlusterFS and NFS mounts, and host names
  * (ids.h): what is refused, and what the message tells the user to do. */
 #include <stdlib.h>
-#include "buf.h"
-#include "fscheck.h"
-#include "ids.h"
+#include "base/buf.h"
+#include "store/fscheck.h"
+#include "base/ids.h"
 #include "tap.h"
 
 static const char *coherent_vol =

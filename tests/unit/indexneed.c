@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "store.h"
-#include "store_int.h"
+#include "base/err.h"
+#include "store/store.h"
+#include "store/store_int.h"
 #include "tap.h"
 
 static void

@@ -2,12 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "clock.h"
-#include "ids.h"
-#include "json.h"
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/ids.h"
+#include "base/json.h"
 #include "tap.h"
-#include "url.h"
+#include "net/url.h"
 
 static char *
 esc(const char *s, size_t n)

@@ -1,7 +1,7 @@
 /* jsonline.c — json_line(): JSON on one line, as Python's json.dumps writes it. */
-#include "jsonline.h"
+#include "base/jsonline.h"
 #include "tap.h"
-#include "buf.h"
+#include "base/buf.h"
 
 static const char *
 line(const char *in, buf_t *b)

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json.h"
+#include "base/json.h"
 #include "tap.h"
 
 #define SUITE "tests/data/JSONTestSuite"

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <sys/file.h>
 #include <unistd.h>
-#include "fs.h"
-#include "lease.h"
-#include "store.h"
+#include "base/fs.h"
+#include "store/lease.h"
+#include "store/store.h"
 #include "tap.h"
 
 int

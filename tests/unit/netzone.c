@@ -2,7 +2,7 @@
  * forms the URL parser gives (lib/netzone.h), and the policy's decisions. */
 #include <stdlib.h>
 
-#include "netzone.h"
+#include "net/netzone.h"
 #include "tap.h"
 
 static const struct {

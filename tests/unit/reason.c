@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results.h"
+#include "hook/results.h"
 #include "tap.h"
 
 static const struct {

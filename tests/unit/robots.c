@@ -4,9 +4,9 @@
  * wait rules; scope names. */
 #include <string.h>
 
-#include "hostpace.h"
-#include "robots.h"
-#include "scope.h"
+#include "net/hostpace.h"
+#include "net/robots.h"
+#include "net/scope.h"
 #include "tap.h"
 
 static int

@@ -7,8 +7,8 @@
 #include <sys/types.h>   /* store.h (via schedule.h) needs ino_t */
 #include <string.h>
 
-#include "clock.h"
-#include "schedule.h"
+#include "base/clock.h"
+#include "tick/schedule.h"
 #include "tap.h"
 
 /* The next run of expr strictly after the ISO time from, as an ISO time,

@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "fs.h"
-#include "store.h"
+#include "base/err.h"
+#include "base/fs.h"
+#include "store/store.h"
 #include "tap.h"
 
 static char crawl[ID_LEN + 1], snap[ID_LEN + 1];

@@ -1,7 +1,7 @@
 /* termsafe.c — controls and escape sequences are shown, never passed to the terminal. */
 #include <stdlib.h>
 
-#include "termsafe.h"
+#include "base/termsafe.h"
 #include "tap.h"
 
 static const struct {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "topk.h"
+#include "base/topk.h"
 
 typedef struct {
 	int key;

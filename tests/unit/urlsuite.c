@@ -20,12 +20,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "discover.h"
-#include "fs.h"
-#include "json.h"
+#include "base/buf.h"
+#include "tick/discover.h"
+#include "base/fs.h"
+#include "base/json.h"
 #include "tap.h"
-#include "url.h"
+#include "net/url.h"
 
 #define SUITE "tests/data/wpt-url/urltestdata.json"
 

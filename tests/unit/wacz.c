@@ -6,11 +6,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "tap.h"
-#include "wacz.h"
-#include "wacz_sha256.h"
-#include "warc.h"
+#include "pack/wacz.h"
+#include "pack/wacz_sha256.h"
+#include "pack/warc.h"
 
 static const char *
 sha(const char *s, size_t n, size_t step)

@@ -43,10 +43,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "err.h"
-#include "hookcurl.h"
-#include "hookenv.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "hook/hookcurl.h"
+#include "hook/hookenv.h"
 
 extern char **environ;
 

@@ -42,10 +42,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "err.h"
-#include "hookenv.h"
-#include "wacz_sha256.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "hook/hookenv.h"
+#include "pack/wacz_sha256.h"
 
 typedef struct {
 	char **v;

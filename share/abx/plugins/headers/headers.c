@@ -46,10 +46,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "err.h"
-#include "hookcurl.h"
-#include "hookenv.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "hook/hookcurl.h"
+#include "hook/hookenv.h"
 
 static hcurl_t curl;
 static buf_t head;

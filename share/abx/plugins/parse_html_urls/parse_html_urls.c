@@ -65,12 +65,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "err.h"
-#include "hookenv.h"
-#include "fs.h"
-#include "json.h"
-#include "url.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "hook/hookenv.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "net/url.h"
 
 enum { EXIT_SKIPPED = 10, MAXATTR = 64, MAXDEPTH = 32 };
 

@@ -48,11 +48,11 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "err.h"
-#include "hookcurl.h"
-#include "hookenv.h"
-#include "json.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "hook/hookcurl.h"
+#include "hook/hookenv.h"
+#include "base/json.h"
 
 enum { MIB = 1 << 20, HEAD = 4096 };
 

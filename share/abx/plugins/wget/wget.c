@@ -70,11 +70,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "err.h"
-#include "hookenv.h"
-#include "json.h"
-#include "netzone.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "hook/hookenv.h"
+#include "base/json.h"
+#include "net/netzone.h"
 
 extern char **environ;
 

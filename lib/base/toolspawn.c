@@ -1,0 +1,129 @@
+/* toolspawn.c — see toolspawn.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/toolspawn.h"
+
+extern char **environ;
+
+char *
+tool_path(const char *name)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = 0;
+		char *sl = strrchr(self, '/');
+		if (sl) {
+			sl[1] = 0;
+			char *p = xasprintf("%s%s", self, name);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	return xstrdup(name);
+}
+
+/* environ with env's keys replaced (and the lease's names dropped). */
+static char **
+child_env(char *const env[])
+{
+	size_t n = 0, m = 0;
+	while (environ[n])
+		n++;
+	while (env && env[m])
+		m++;
+	char **e = xcalloc(n + m + 1, sizeof *e);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(environ[i], '=');
+		size_t kl = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+		int replaced = (kl == 12 && !strncmp(environ[i], "ABX_LEASE_FD", 12)) ||
+		               (kl == 6 && !strncmp(environ[i], "ABX_ID", 6)) ||
+		               (kl == 8 && !strncmp(environ[i], "ABX_HINT", 8));
+		for (size_t j = 0; j < m && !replaced; j++)
+			replaced = !strncmp(env[j], environ[i], kl) && env[j][kl] == '=';
+		if (!replaced)
+			e[k++] = environ[i];
+	}
+	for (size_t j = 0; j < m; j++)
+		e[k++] = env[j];
+	e[k] = NULL;
+	return e;
+}
+
+void
+tool_spawnattr(posix_spawnattr_t *a)
+{
+	sigset_t none, all;
+	sigemptyset(&none);
+	sigfillset(&all);
+	sigdelset(&all, SIGKILL);
+	sigdelset(&all, SIGSTOP);
+	posix_spawnattr_init(a);
+	posix_spawnattr_setflags(a, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setsigmask(a, &none);
+	posix_spawnattr_setsigdefault(a, &all);
+}
+
+int
+tool_spawn(const char *path, char *const argv[], char *const env[], int out, int lease_fd,
+    const char *id, pid_t *pid)
+{
+	char *extra[16 + 2];
+	size_t ne = 0;
+	char lease_env[32], id_env[96];
+	while (env && env[ne] && ne < 16) {
+		extra[ne] = env[ne];
+		ne++;
+	}
+	/* the lease and the pipe above the fds they are put on (0 to 3): a
+	 * dup2 onto itself would keep close-on-exec, and one dup2 could
+	 * overwrite the other's source */
+	int lfd = lease_fd, ofd = out;
+	if (out <= 3 && (ofd = fcntl(out, F_DUPFD_CLOEXEC, 4)) < 0)
+		return errno;
+	if (lease_fd >= 0) {
+		if (lease_fd <= 3 && (lfd = fcntl(lease_fd, F_DUPFD_CLOEXEC, 4)) < 0) {
+			int e = errno;
+			if (ofd != out)
+				close(ofd);
+			return e;
+		}
+		snprintf(lease_env, sizeof lease_env, "ABX_LEASE_FD=3");
+		snprintf(id_env, sizeof id_env, "ABX_ID=%s", id ? id : "");
+		extra[ne++] = lease_env;
+		extra[ne++] = id_env;
+	}
+	extra[ne] = NULL;
+	char **envp = child_env(extra);
+
+	posix_spawnattr_t a;
+	posix_spawn_file_actions_t fa;
+	tool_spawnattr(&a);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, ofd, 1);
+	if (lfd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, lfd, 3);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addclosefrom_np(&fa, lfd >= 0 ? 4 : 3);
+	int rc = strchr(path, '/') ? posix_spawn(pid, path, &fa, &a, argv, envp)
+	                           : posix_spawnp(pid, path, &fa, &a, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&a);
+	free(envp);
+	if (lfd != lease_fd)
+		close(lfd);
+	if (ofd != out)
+		close(ofd);
+	return rc;
+}

@@ -1,0 +1,249 @@
+/*
+ * ctl_config.c — abx-ctl config and version: the effective settings of a
+ * crawl or snapshot with where each came from, and the binaries the
+ * enabled plugins need (ctl_verbs.h).  The layers are config.h's, loaded
+ * as abx-hook loads them (built-ins, DIR/abx.conf, the environment, the
+ * crawl's config, the snapshot's), then each enabled plugin's schema.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hook/binary.h"
+#include "ctl/ctl_verbs.h"
+#include "base/err.h"
+#include "hook/plugin.h"
+
+extern char **environ;
+
+/* Keys abx itself reads (config.h, abx(7) CONFIGURATION). */
+static const char *const abx_keys[] = {
+	"DELETE_AFTER", "TIMEOUT", "CRAWL_TIMEOUT", "CRAWL_MAX_SIZE", "SNAPSHOT_MAX_SIZE",
+	"CRAWL_MAX_URLS", "CRAWL_MAX_CONCURRENT_SNAPSHOTS", "PLUGINS", "URL_ALLOWLIST",
+	"URL_DENYLIST", "USER_AGENT", "CHECK_SSL_VALIDITY", NULL,
+};
+
+typedef struct {
+	conf_t c;
+	plugins_t ps;
+	char **path;
+	char crawl[ID_LEN + 1], snap[ID_LEN + 1];
+} layers_t;
+
+/* Load the layers for id (NULL: the data directory's own; s NULL: no
+ * data directory, only the built-ins and the environment); CTL_NOTFOUND
+ * or CTL_BADSTATE (not a crawl or snapshot). */
+static int
+layers_load(store_t *s, const char *id, layers_t *l)
+{
+	memset(l, 0, sizeof *l);
+	conf_builtins(&l->c);
+	if (s && conf_load_file(&l->c, s->dfd, "abx.conf") < 0)
+		warnsys("unable to read %s/abx.conf", s->dir);
+	conf_load_environ(&l->c, environ);
+	if (s && id) {
+		rec_t r, cr;
+		if (store_get(s, id, &r) < 0)
+			return CTL_NOTFOUND;
+		int snap = rec_streq(&r, "type", "Snapshot");
+		if (!snap && !rec_streq(&r, "type", "Crawl")) {
+			rec_free(&r);
+			return CTL_BADSTATE;
+		}
+		char *cid = snap ? rec_str(&r, "crawl_id") : NULL;
+		if (snap && id_valid(cid) && store_get(s, cid, &cr) == 0) {
+			conf_load_json(&l->c, rec_raw(&cr, "config"), CONF_CRAWL);
+			snprintf(l->crawl, sizeof l->crawl, "%s", cid);
+			rec_free(&cr);
+		}
+		if (snap) {
+			snprintf(l->snap, sizeof l->snap, "%s", id);
+			conf_load_json(&l->c, rec_raw(&r, "config"), CONF_SNAPSHOT);
+		} else {
+			snprintf(l->crawl, sizeof l->crawl, "%s", id);
+			conf_load_json(&l->c, rec_raw(&r, "config"), CONF_CRAWL);
+		}
+		free(cid);
+		rec_free(&r);
+	}
+	l->path = plugins_path(s ? s->dir : NULL);
+	plugins_discover(&l->ps, l->path);
+	const char *missing;
+	plugins_select(&l->ps, &l->c, NULL, &missing);
+	return CTL_OK;
+}
+
+static void
+layers_free(layers_t *l)
+{
+	conf_free(&l->c);
+	plugins_free(&l->ps);
+	for (char **p = l->path; p && *p; p++)
+		free(*p);
+	free(l->path);
+}
+
+static void
+emit_config(ctl_emit_fn emit, void *arg, const char *k, const char *v, const char *src)
+{
+	rec_t line = {0};
+	rec_set_str(&line, "type", "Config");
+	rec_set_str(&line, "key", k);
+	rec_set_str(&line, "value", v);
+	rec_set_str(&line, "source", src);
+	emit(arg, &line);
+	rec_free(&line);
+}
+
+/* Is k a key of a plugin's schema (or an alias of one)? */
+static int
+plugin_key(const plugins_t *ps, const char *k)
+{
+	for (size_t i = 0; i < ps->n; i++) {
+		const schema_t *sc = &ps->v[i].schema;
+		for (size_t j = 0; j < sc->n; j++) {
+			if (strcmp(sc->v[j].key, k) == 0)
+				return 1;
+			for (char **a = sc->v[j].aliases; a && *a; a++)
+				if (strcmp(*a, k) == 0)
+					return 1;
+		}
+	}
+	return 0;
+}
+
+static int
+shown_env(const layers_t *l, const char *k)
+{
+	for (int i = 0; abx_keys[i]; i++)
+		if (strcmp(abx_keys[i], k) == 0)
+			return 1;
+	return strncmp(k, "ABX_", 4) == 0 || plugin_key(&l->ps, k);
+}
+
+int
+ctl_config(store_t *s, const char *id, int all, ctl_emit_fn emit, void *arg)
+{
+	layers_t l;
+	int rc = layers_load(s, id, &l);
+	if (rc != CTL_OK) {
+		layers_free(&l);
+		return rc;
+	}
+	conf_t builtin = {0};
+	conf_builtins(&builtin);
+	for (size_t i = 0; i < l.c.n; i++) {
+		const conf_ent_t *e = &l.c.v[i];
+		char src[128];
+		switch (e->layer) {
+		case CONF_BUILTIN: snprintf(src, sizeof src, "built-in"); break;
+		case CONF_FILE: snprintf(src, sizeof src, "abx.conf line %d", e->line); break;
+		case CONF_ENV:
+			if (!all && !conf_find(&builtin, e->key) && !shown_env(&l, e->key))
+				continue;
+			snprintf(src, sizeof src, "environment");
+			break;
+		case CONF_CRAWL: snprintf(src, sizeof src, "crawl %s", l.crawl); break;
+		case CONF_SNAPSHOT: snprintf(src, sizeof src, "snapshot %s", l.snap); break;
+		default: snprintf(src, sizeof src, "layer %d", e->layer); break;
+		}
+		emit_config(emit, arg, e->key, e->val, src);
+	}
+	/* then what the enabled plugins' schemas give the keys left unset,
+	 * each key once (CURL_BINARY is in the schemas of several) */
+	conf_t seen = {0};
+	for (size_t i = 0; i < l.ps.n; i++) {
+		const plugin_t *p = &l.ps.v[i];
+		if (!p->selected)
+			continue;
+		const schema_t *sc[64];
+		size_t n = plugin_schemas(&l.ps, p, sc, 64);
+		for (size_t j = 0; j < p->schema.n; j++) {
+			const char *k = p->schema.v[j].key;
+			if (conf_find(&l.c, k) || conf_find(&seen, k))
+				continue;
+			conf_set(&seen, k, "", CONF_PLUGIN);
+			char *v = conf_resolve_one(&l.c, sc, n, k, p->name);
+			char src[160];
+			snprintf(src, sizeof src, "plugin %s (its config.json)", p->name);
+			if (v)
+				emit_config(emit, arg, k, v, src);
+			free(v);
+		}
+	}
+	conf_free(&seen);
+	conf_free(&builtin);
+	layers_free(&l);
+	return CTL_OK;
+}
+
+/* An installed Binary record of that name whose abspath still runs
+ * (found by a provider plugin, outside PATH). */
+typedef struct {
+	const char *name;
+	char *abspath, *version;
+} binfind_t;
+
+static int
+each_binary(rec_t *r, void *arg)
+{
+	binfind_t *f = arg;
+	if (rec_streq(r, "name", f->name) && rec_streq(r, "status", "installed")) {
+		char *ap = rec_str(r, "abspath");
+		if (ap && access(ap, X_OK) == 0) {
+			free(f->abspath), free(f->version);
+			f->abspath = ap;
+			f->version = rec_str(r, "version");
+		} else {
+			free(ap);
+		}
+	}
+	return 0;
+}
+
+int
+ctl_deps(store_t *s, ctl_emit_fn emit, void *arg, int *missing)
+{
+	layers_t l;
+	*missing = 0;
+	int rc = layers_load(s, NULL, &l);
+	for (size_t i = 0; rc == CTL_OK && i < l.ps.n; i++) {
+		const plugin_t *p = &l.ps.v[i];
+		if (!p->selected || !p->binaries)
+			continue;
+		conf_t pc = {0};
+		plugin_conf(&l.ps, p, &l.c, &pc);
+		binreq_t *rq;
+		size_t n = binreqs_parse(p->binaries, &pc, &rq);
+		for (size_t k = 0; k < n; k++) {
+			binfind_t f = {rq[k].name, NULL, NULL};
+			const char *how = "PATH";
+			f.abspath = binary_which(rq[k].name, conf_get(&pc, "PATH"));
+			if (f.abspath) {
+				f.version = binary_version(f.abspath);
+			} else if (s) {
+				store_each(s, "binaries.jsonl", NULL, each_binary, &f);
+				how = "binaries.jsonl";
+			}
+			rec_t line = {0};
+			rec_set_str(&line, "type", "Dependency");
+			rec_set_str(&line, "plugin", p->name);
+			rec_set_str(&line, "name", rq[k].name);
+			rec_set_str(&line, "abspath", f.abspath);
+			rec_set_str(&line, "version", f.version);
+			rec_set_str(&line, "found_in", f.abspath ? how : NULL);
+			rec_set_str(&line, "binproviders", rq[k].binproviders);
+			rec_set_str(&line, "status", f.abspath ? "found" : "missing");
+			if (!f.abspath)
+				(*missing)++;
+			emit(arg, &line);
+			rec_free(&line);
+			free(f.abspath), free(f.version);
+		}
+		binreqs_free(rq, n);
+		conf_free(&pc);
+	}
+	layers_free(&l);
+	return rc;
+}

@@ -1,0 +1,226 @@
+/* hookcurl.c — see hookcurl.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "hook/hookcurl.h"
+#include "hook/hookenv.h"
+
+extern char **environ;
+
+static const char default_ua[] =
+    "Mozilla/5.0 (compatible; abx/0.1; +https://github.com/ArchiveBox/ArchiveBox)";
+
+void
+hook_curl_block(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+int
+hook_tmpfile(void)
+{
+	const char *d = getenv("TMPDIR");
+	if (!d || !*d)
+		d = "/tmp";
+	int fd = open(d, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd;
+	/* a filesystem without O_TMPFILE: a named one, unlinked at once */
+	char *p = xasprintf("%s/abx-hook.XXXXXX", d);
+	fd = mkostemp(p, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(p);
+	free(p);
+	return fd;
+}
+
+void
+hook_last_line(const buf_t *b, char *out, size_t n)
+{
+	size_t end = b->len;
+	while (end > 0 && b->p[end - 1] == '\n')
+		end--;
+	size_t start = end;
+	while (start > 0 && b->p[start - 1] != '\n')
+		start--;
+	snprintf(out, n, "%.*s", (int)(end - start), b->p ? b->p + start : "");
+}
+
+void
+hook_slurp(int fd, buf_t *b, size_t max)
+{
+	char chunk[65536];
+	off_t off = 0;
+	ssize_t n;
+	while ((!max || b->len < max) && (n = pread(fd, chunk, sizeof chunk, off)) > 0) {
+		buf_add(b, chunk, max && b->len + n > max ? max - b->len : (size_t)n);
+		off += n;
+	}
+}
+
+const char *
+hook_curl_interrupted(int sig)
+{
+	return sig == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM";
+}
+
+/* The URL as curl takes it: spaces as %20, no trailing newlines. */
+static char *
+curl_url(const char *url)
+{
+	buf_t b = {0};
+	for (const char *p = url; *p; p++) {
+		if (*p == ' ')
+			buf_adds(&b, "%20");
+		else
+			buf_addc(&b, *p);
+	}
+	while (b.len && b.p[b.len - 1] == '\n')
+		b.p[--b.len] = 0;
+	return b.p ? b.p : xstrdup("");
+}
+
+int
+hook_curl_run(const char *url, const char *const args[], long timeout, int fd3, hcurl_t *r)
+{
+	memset(r, 0, sizeof *r);
+	const char *bin = getenv("CURL_BINARY");
+	if (!bin || !*bin)
+		bin = "curl";
+	const char *ua = getenv("USER_AGENT"), *ssl = getenv("CHECK_SSL_VALIDITY");
+	const char *cookies = getenv("COOKIES_FILE");
+	char tmo[32];
+	snprintf(tmo, sizeof tmo, "%ld", timeout);
+	size_t na = 0;
+	while (args && args[na])
+		na++;
+	const char **v = xcalloc(na + 24, sizeof *v);
+	size_t n = 0;
+	v[n++] = bin;
+	const char *fixed[] = {"--silent", "--show-error", "--location", "--max-redirs", "10", "--proto",
+	                       "=http,https", "--proto-redir", "=http,https", "--max-time", tmo,
+	                       "--user-agent", ua && *ua ? ua : default_ua, NULL};
+	for (int i = 0; fixed[i]; i++)
+		v[n++] = fixed[i];
+	if (cookies && *cookies && access(cookies, R_OK) == 0)
+		v[n++] = "--cookie", v[n++] = cookies;
+	if (ssl && hook_false(ssl))
+		v[n++] = "--insecure";
+	for (size_t i = 0; i < na; i++)
+		v[n++] = args[i];
+	char *u = curl_url(url);
+	v[n++] = "--";
+	v[n++] = u;
+	v[n] = NULL;
+
+	int out = hook_tmpfile(), err = hook_tmpfile(), three = -1;
+	if (fd3 >= 0)
+		three = fcntl(fd3, F_DUPFD_CLOEXEC, 10);   /* never 3 itself: dup2 must copy it */
+	int rc = -1;
+	if (out < 0 || err < 0 || (fd3 >= 0 && three < 0)) {
+		snprintf(r->why, sizeof r->why, "cannot make a temp file in %s: %s",
+		    getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", strerror(errno));
+		goto out;
+	}
+	sigset_t wait_set, old;
+	sigemptyset(&wait_set);
+	sigaddset(&wait_set, SIGTERM);
+	sigaddset(&wait_set, SIGINT);
+	sigaddset(&wait_set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &wait_set, &old);
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out, 1);
+	posix_spawn_file_actions_adddup2(&fa, err, 2);
+	if (three >= 0)
+		posix_spawn_file_actions_adddup2(&fa, three, 3);
+	posix_spawnattr_init(&at);
+	sigset_t none, dfl;
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &dfl);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	pid_t pid;
+	int e = posix_spawnp(&pid, bin, &fa, &at, (char *const *)v, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (e) {
+		snprintf(r->why, sizeof r->why, "unable to run %s: %s", bin, strerror(e));
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		goto out;
+	}
+	int st = 0;
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		struct timespec ts = {1, 0};
+		siginfo_t si;
+		int sig = sigtimedwait(&wait_set, &si, &ts);
+		if ((sig == SIGTERM || sig == SIGINT) && !r->sig) {
+			r->sig = sig;
+			kill(pid, SIGTERM);
+		}
+	}
+	rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	/* a signal that came as curl ended */
+	sigset_t pend;
+	if (!r->sig && sigpending(&pend) == 0)
+		r->sig = sigismember(&pend, SIGTERM) ? SIGTERM : sigismember(&pend, SIGINT) ? SIGINT : 0;
+	hook_slurp(out, &r->out, 0);
+	hook_slurp(err, &r->err, 0);
+out:
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
+	if (three >= 0)
+		close(three);
+	free(u);
+	free(v);
+	return rc;
+}
+
+int
+hook_curl_failed(int rc, const hcurl_t *r, char *msg, size_t n)
+{
+	if (rc == 0)
+		return 0;
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", r->why);
+		snprintf(msg, n, "%s", r->why);
+		return 1;
+	}
+	fwrite(r->err.p ? r->err.p : "", 1, r->err.len, stderr);
+	hook_last_line(&r->err, msg, n);
+	if (!msg[0])
+		snprintf(msg, n, "curl failed");
+	return 1;
+}
+
+void
+hcurl_free(hcurl_t *r)
+{
+	buf_free(&r->out);
+	buf_free(&r->err);
+}

@@ -1,0 +1,56 @@
+/*
+ * hookcurl.h — curl run as the shell hooks' hook_curl ran it (it is gone from hook.sh), for the
+ * shipped hooks written in C (title, headers):
+ *
+ *   $CURL_BINARY (default curl, looked up in PATH) --silent --show-error
+ *     --location --max-redirs 10 --proto =http,https --proto-redir
+ *     =http,https --max-time T --user-agent UA [--insecure]
+ *     [--cookie FILE] ARGS... -- URL
+ *
+ * with --insecure when CHECK_SSL_VALIDITY is false, --cookie when
+ * COOKIES_FILE names a readable file, UA $USER_AGENT else abx's default,
+ * and the URL's spaces sent as %20 (curl refuses a URL with a space; a
+ * browser sends %20) and its trailing newlines dropped.
+ *
+ * curl's stdin is /dev/null; its stdout and stderr are unlinked temp files
+ * (hook_tmpfile), read back into r->out and r->err when it has exited; if
+ * fd3 >= 0 it is curl's descriptor 3, so that an ARG can name /dev/fd/3
+ * (--output, --dump-header) and nothing is left behind by a kill.  Nothing
+ * else of ours is open in curl.
+ *
+ * SIGTERM and SIGINT are blocked from the start (hook_curl_block, the
+ * first thing a hook's main does) and waited for with curl's exit
+ * (sigtimedwait): one that came before curl started, or while it runs,
+ * stops it (SIGTERM) and is named in r->sig, as is one still pending when
+ * it has ended; the caller prints its "interrupted" result.  One that
+ * comes after the last fetch waits while the hook finishes its result.  Returns curl's exit status (128 + N if signal N
+ * ended it), or -1 if it could not be run (r->why says why).
+ */
+#ifndef ABX_HOOKCURL_H
+#define ABX_HOOKCURL_H
+
+#include "base/buf.h"
+
+typedef struct {
+	int sig;           /* SIGTERM or SIGINT that came, else 0 */
+	buf_t out, err;    /* curl's stdout and stderr */
+	char why[512];     /* why it could not be run */
+} hcurl_t;
+
+void hook_curl_block(void);
+int hook_curl_run(const char *url, const char *const args[], long timeout, int fd3, hcurl_t *r);
+void hcurl_free(hcurl_t *r);
+/* After hook_curl_run returned rc: 0 if curl succeeded; else 1, with
+ * curl's stderr (or why it could not run) copied to ours and, in msg, the
+ * result's words: its last line, else "curl failed". */
+int hook_curl_failed(int rc, const hcurl_t *r, char *msg, size_t n);
+/* An unlinked read-write temp file in $TMPDIR, else /tmp; -1 (errno). */
+int hook_tmpfile(void);
+/* Append what fd holds, read from offset 0, to b: at most max bytes (0: all). */
+void hook_slurp(int fd, buf_t *b, size_t max);
+/* The result's words for r->sig: "interrupted by SIGINT" or "... SIGTERM". */
+const char *hook_curl_interrupted(int sig);
+/* The last line of b (without its newline), into out; "" if none. */
+void hook_last_line(const buf_t *b, char *out, size_t n);
+
+#endif

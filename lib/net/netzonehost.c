@@ -1,0 +1,56 @@
+/* netzonehost.c — netzone_host() (netzone.h): the zones of a host, a name
+ * looked up with getaddrinfo(3).  Apart from netzone.c so that only the
+ * programs that resolve link the resolver (a static program that does
+ * loads NSS modules at run time: abx(7) INTERNALS, "The cost of a page"). */
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include "net/netzone.h"
+
+static int
+is_localhost(const char *h)
+{
+	size_t n = strlen(h);
+	return strcasecmp(h, "localhost") == 0 ||
+	    (n > 10 && strcasecmp(h + n - 10, ".localhost") == 0);
+}
+
+unsigned
+netzone_host(const char *host, int resolve)
+{
+	char h[256];
+	size_t n = strlen(host);
+	if (n == 0 || n >= sizeof h)
+		return 0;
+	memcpy(h, host, n + 1);
+	if (h[n - 1] == '.' && n > 1)
+		h[--n] = 0;   /* "localhost." is localhost */
+	int lit = netzone_literal(h);
+	if (lit >= 0)
+		return 1u << lit;
+	if (is_localhost(h))
+		return 1u << NZ_LOOPBACK;
+	if (!resolve || h[0] == '[')
+		return 0;
+	struct addrinfo hints = {0}, *res = NULL;
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(h, NULL, &hints, &res) != 0)
+		return 0;
+	unsigned mask = 0;
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		if (ai->ai_family == AF_INET) {
+			const struct sockaddr_in *s = (const void *)ai->ai_addr;
+			mask |= 1u << netzone_ipv4(ntohl(s->sin_addr.s_addr));
+		} else if (ai->ai_family == AF_INET6) {
+			const struct sockaddr_in6 *s = (const void *)ai->ai_addr;
+			mask |= 1u << netzone_ipv6(s->sin6_addr.s6_addr);
+		}
+	}
+	freeaddrinfo(res);
+	return mask & (1u << NZ_PUBLIC) ? 1u << NZ_PUBLIC : mask;
+}

@@ -1,0 +1,24 @@
+/*
+ * crawlpage.h — a crawl's page, crawls/<id>/index.html, for a person.
+ *
+ * crawlpage_write() writes it from the crawl's record and its journal
+ * (latest versions: the Snapshot and ArchiveResult records), by temp +
+ * rename: the seeds, the settings (depth, tags, config, limits), the
+ * outcomes (snapshots by why each was sealed or what it is doing, results
+ * by status) and one row a snapshot in (depth, created_at) order: its URL,
+ * title, status and sealed_reason, results succeeded / failed / other,
+ * size, the first failed plugin with the first line of its reason, and a
+ * link to its own index.html when that exists.  seal_crawl() calls it
+ * when a crawl is sealed and at every reseal (abx-seal CRAWL), and
+ * abx-ctl cancel when it seals a crawl; the site index links it by this
+ * path.  Like every page it is a hint, rebuilt by
+ * the next seal.  0, or -1 with errno set (nothing half-written is left).
+ */
+#ifndef ABX_CRAWLPAGE_H
+#define ABX_CRAWLPAGE_H
+
+#include "store/store.h"
+
+int crawlpage_write(store_t *s, const rec_t *crawl);
+
+#endif

@@ -1,0 +1,389 @@
+/*
+ * seal.c — see seal.h.  Sections: collecting a snapshot's records, its
+ * three index files (pages: snappage.c), sealing, the crawl rule.  Packing
+ * is in pack.c, the site index in siteindex.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "seal/crawlpage.h"
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "base/fs.h"
+#include "store/lease.h"
+#include "store/record.h"
+#include "seal/seal.h"
+#include "seal/siteindex.h"
+#include "seal/snappage.h"
+
+#define CHILD_BUSY_US (10 * 1000000LL)   /* a lease renewal period */
+
+/* collect_result's filter: the results and processes of one snapshot */
+typedef struct {
+	const char *sid;
+	recs_t *out;
+} collect_t;
+
+static int
+collect_result(rec_t *r, void *arg)
+{
+	collect_t *c = arg;
+	if ((rec_streq(r, "type", "ArchiveResult") || rec_streq(r, "type", "Process")) &&
+	    rec_streq(r, "snapshot_id", c->sid))
+		recs_add(c->out, r);
+	return 0;
+}
+
+static int
+collect_all(rec_t *r, void *arg)
+{
+	recs_add(arg, r);
+	return 0;
+}
+
+static int
+by_start(const void *a, const void *b)
+{
+	const rec_t *x = a, *y = b;
+	int64_t p = rec_time(x, "start_ts"), q = rec_time(y, "start_ts");
+	if (p != q)
+		return p < q ? -1 : 1;
+	char *h1 = rec_str(x, "hook_name"), *h2 = rec_str(y, "hook_name");
+	int c = strcmp(h1 ? h1 : "", h2 ? h2 : "");
+	free(h1), free(h2);
+	return c;
+}
+
+int
+seal_dir_of(const rec_t *r, char *out, size_t n)
+{
+	char *id = rec_str(r, "id"), *cid = rec_str(r, "crawl_id");
+	int rc = -1;
+	if (rec_streq(r, "type", "Crawl") && id_valid(id))
+		rc = snprintf(out, n, "crawls/%s", id) < (int)n ? 0 : -1;
+	else if (rec_streq(r, "type", "Snapshot") && id_valid(id) && id_valid(cid))
+		rc = snprintf(out, n, "crawls/%s/%s", cid, id) < (int)n ? 0 : -1;
+	free(id), free(cid);
+	return rc;
+}
+
+/* ----------------------------------------------------------- sealing */
+
+/* The snapshot's index files: written in place the first time (one inode
+ * each: nothing trusts them before the seal commits), by temp + rename
+ * when they exist (a reseal); not synced here: the seal's commit is
+ * preceded by a store barrier.  0, or -1 (s->err set). */
+static int
+write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *results)
+{
+	recs_t bins = {0};
+	const recs_t rs = *results;
+	char path[512];
+	store_each(s, "binaries.jsonl", NULL, collect_all, &bins);
+
+	buf_t b = {0};
+	rec_line(snap, &b);
+	buf_addc(&b, '\n');
+	for (size_t i = 0; i < bins.n; i++)
+		if (rec_streq(&bins.v[i], "status", "installed")) {
+			rec_line(&bins.v[i], &b);
+			buf_addc(&b, '\n');
+		}
+	/* Process records right before the result they belong to */
+	for (size_t i = 0; i < rs.n; i++)
+		if (rec_streq(&rs.v[i], "type", "Process")) {
+			rec_line(&rs.v[i], &b);
+			buf_addc(&b, '\n');
+		}
+	for (size_t i = 0; i < rs.n; i++)
+		if (rec_streq(&rs.v[i], "type", "ArchiveResult")) {
+			rec_line(&rs.v[i], &b);
+			buf_addc(&b, '\n');
+		}
+	int rc = 0;
+	if (fs_mkdirs(s->dfd, dir) < 0) {
+		rc = store_fail(s, EX_CANTCREAT_, errno, "unable to create %s/%s", s->dir, dir);
+		goto out;
+	}
+	snprintf(path, sizeof path, "%s/index.jsonl", dir);
+	if (fs_write_new(s->dfd, path, b.p, b.len) < 0)
+		goto fail;
+	buf_reset(&b);
+	snappage_json(&b, snap, rs.v, rs.n, dir);
+	snprintf(path, sizeof path, "%s/index.json", dir);
+	if (fs_write_new(s->dfd, path, b.p, b.len) < 0)
+		goto fail;
+	buf_reset(&b);
+	snprintf(path, sizeof path, "%s/screenshot/screenshot.png", dir);
+	snappage_html(&b, snap, rs.v, rs.n, fs_exists(s->dfd, path));
+	snprintf(path, sizeof path, "%s/index.html", dir);
+	if (fs_write_new(s->dfd, path, b.p, b.len) < 0)
+		goto fail;
+	goto out;
+fail:
+	rc = store_fail(s, EX_IOERR_, errno, "unable to write %s/%s", s->dir, path);
+out:
+	buf_free(&b);
+	recs_free(&bins);
+	return rc;
+}
+
+
+int
+seal_snapshot(store_t *s, const char *id, rec_t *out)
+{
+	return seal_snapshot_with(s, id, out, NULL, 0, -1);
+}
+
+/* The snapshot's Process and ArchiveResult records, in start_ts order:
+ * given (a first run's, as its worker printed them: no scan of the
+ * crawl's journal, whose size grows with the crawl), else looked up. */
+static void
+collect_results(store_t *s, const rec_t *snap, const rec_t *given, size_t ngiven, recs_t *rs)
+{
+	char *sid = rec_str(snap, "id"), *cid = rec_str(snap, "crawl_id");
+	collect_t c = {sid, rs};
+	if (given) {
+		for (size_t i = 0; i < ngiven; i++)
+			collect_result((rec_t *)&given[i], &c);
+	} else if (cid) {
+		char j[128];
+		store_crawl_journal(cid, j, sizeof j);
+		store_each(s, j, sid, collect_result, &c);
+	}
+	if (rs->n)
+		qsort(rs->v, rs->n, sizeof(rec_t), by_start);
+	free(sid), free(cid);
+}
+
+static int
+plugin_has_run(const recs_t *rs, const char *plugin)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rec_streq(&rs->v[i], "type", "ArchiveResult") && rec_streq(&rs->v[i], "plugin", plugin) &&
+		    !rec_isnull(&rs->v[i], "hook_name") && !rec_streq(&rs->v[i], "status", "queued"))
+			return 1;
+	return 0;
+}
+
+/* How many of the results ran (are not queued). */
+static int
+results_ran(const recs_t *rs)
+{
+	int n = 0;
+	for (size_t i = 0; i < rs->n; i++)
+		n += rec_streq(&rs->v[i], "type", "ArchiveResult") && !rec_streq(&rs->v[i], "status", "queued");
+	return n;
+}
+
+/*
+ * A result still queued when its snapshot is sealed was queued by abx-ctl
+ * retry and not run again (its plugin no longer selected, or without that
+ * hook now): a sealed snapshot has no queued result, so it is staged
+ * skipped, with a note.  One without a hook_name (queued for a plugin that
+ * was not installed, or by an older abx) is left out of the index files
+ * when its plugin's hooks recorded results.
+ */
+static void
+settle_queued(store_t *s, recs_t *rs)
+{
+	for (size_t i = 0; i < rs->n;) {
+		rec_t *r = &rs->v[i];
+		if (!rec_streq(r, "type", "ArchiveResult")) {
+			i++;
+			continue;
+		}
+		if (rec_streq(r, "status", "queued")) {
+			char *pl = rec_str(r, "plugin");
+			int superseded = rec_isnull(r, "hook_name") && pl && plugin_has_run(rs, pl);
+			rec_set_str(r, "status", "skipped");
+			rec_set_null(r, "retry_at");
+			rec_set_str(r, "notes", superseded ? "queued by abx-ctl retry; superseded by the results of the "
+			                                     "plugin's hooks"
+			                                   : "queued by abx-ctl retry, but not run again: the plugin "
+			                                     "was not selected or has no such hook now");
+			store_put(s, r);
+			free(pl);
+			if (superseded) {
+				rec_free(r);
+				rs->v[i] = rs->v[--rs->n];
+				continue;
+			}
+		}
+		i++;
+	}
+	if (rs->n)
+		qsort(rs->v, rs->n, sizeof(rec_t), by_start);
+}
+
+/*
+ * The files first, then the record: the index files are written (with the
+ * sealed version), a store barrier makes them and every hook output
+ * written before durable ahead of the journal line (store.h), and only
+ * then is "sealed" committed.  A crash before the commit leaves the
+ * snapshot unsealed with index files that the next seal rewrites.
+ */
+int
+seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n, long long size)
+{
+	rec_t r;
+	char dir[256];
+	if (store_lock(s) < 0)
+		return SEAL_ERR;
+	fault_point("seal-locked");
+	if (store_get(s, id, &r) < 0)
+		return store_unlock(s) < 0 || store_failed(s) ? SEAL_ERR : SEAL_NOTFOUND;
+	if (!rec_streq(&r, "type", "Snapshot")) {
+		rec_free(&r);
+		store_unlock(s);
+		return SEAL_BADKIND;
+	}
+	if (rec_streq(&r, "status", "paused")) {
+		rec_free(&r);
+		store_unlock(s);
+		return SEAL_PAUSED;
+	}
+	seal_dir_of(&r, dir, sizeof dir);
+	int was_sealed = rec_streq(&r, "status", "sealed") && rec_isnull(&r, "retry_at") &&
+	                 rec_isnull(&r, "lease");
+	recs_t rs = {0};
+	const char *hr = rec_raw(&r, "has_results");
+	if (recs || (hr && !strcmp(hr, "true")))
+		collect_results(s, &r, recs, n, &rs);
+	if (rec_streq(&r, "status", "queued") && !results_ran(&rs)) {
+		/* never run: sealing it would say that it was archived */
+		recs_free(&rs);
+		rec_free(&r);
+		store_unlock(s);
+		return SEAL_UNRUN;
+	}
+	/* a reseal settles them too: one cancelled before its rerun, or
+	 * left by an older abx (committed with the reseal) */
+	settle_queued(s, &rs);
+	if (!was_sealed) {
+		int64_t now = clock_now();
+		int results = results_ran(&rs);
+		record_status(&r, "sealed", -1);
+		rec_set_null(&r, "lease");
+		rec_del(&r, "retry_plugins");
+		/* why it is sealed: its hooks ran, or none was selected */
+		rec_set_str(&r, "sealed_reason", results ? "archived" : "no_hooks");
+		if (results && rec_isnull(&r, "downloaded_at"))
+			rec_set_time(&r, "downloaded_at", now);
+		rec_set_int(&r, "output_size", size >= 0 ? size : fs_du(s->dfd, dir));
+	}
+	if (!was_sealed)
+		store_put(s, &r);   /* staged: sets modified_at, which the files show */
+	int ok = write_files(s, &r, dir, &rs) == 0;
+	recs_free(&rs);
+	if (ok)
+		store_barrier(s);   /* a reseal's files too: durable at the next sync */
+	if (!ok) {
+		store_discard(s);
+	} else if (!was_sealed) {
+		/* the lock first: a host that lost it writes no row beside
+		 * the one that took it over */
+		ok = store_still_locked(s) == 0;
+		if (ok) {
+			site_index_append(s, &r, dir);
+			store_barrier(s);
+			ok = store_commit(s) == 0;
+		} else {
+			store_discard(s);
+		}
+	}
+	if (store_unlock(s) < 0)
+		ok = 0;
+	if (out && ok)
+		*out = r;
+	else
+		rec_free(&r);
+	return ok ? SEAL_OK : SEAL_ERR;
+}
+
+typedef struct {
+	int64_t earliest;
+	int active;
+} childscan_t;
+
+int
+seal_crawl(store_t *s, const char *id, rec_t *out)
+{
+	rec_t r;
+	if (store_lock(s) < 0)
+		return SEAL_ERR;
+	if (store_get(s, id, &r) < 0)
+		return store_unlock(s) < 0 || store_failed(s) ? SEAL_ERR : SEAL_NOTFOUND;
+	if (!rec_streq(&r, "type", "Crawl")) {
+		rec_free(&r);
+		store_unlock(s);
+		return SEAL_BADKIND;
+	}
+	/* the active index lists exactly the unfinished snapshots */
+	ient_t *v;
+	size_t n = store_active(s, "Snapshot", &v);
+	childscan_t cs = {INT64_MAX, 0};
+	int64_t now = clock_now();
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].crawl_id, id) == 0 && strcmp(v[i].status, "sealed") != 0) {
+			cs.active++;
+			int64_t t = v[i].retry_at < 0 ? now : v[i].retry_at;
+			/* due but held by a live worker elsewhere (its flock):
+			 * not claimable now, so the crawl is looked at again
+			 * after a renewal period, never at once (a spin) */
+			if (t <= now && lease_busy(s, v[i].id))
+				t = now + CHILD_BUSY_US;
+			if (t < cs.earliest)
+				cs.earliest = t;
+		}
+	free(v);
+	int rc;
+	if (cs.active == 0) {
+		/* the holder moves it on: its lease goes with it (a cancelled
+		 * crawl is sealed already, but may still carry one) */
+		if (!rec_streq(&r, "status", "sealed") || !rec_isnull(&r, "retry_at") ||
+		    !rec_isnull(&r, "lease")) {
+			if (!rec_streq(&r, "status", "sealed") && rec_isnull(&r, "sealed_reason"))
+				rec_set_str(&r, "sealed_reason", "finished");
+			record_status(&r, "sealed", -1);
+			rec_set_null(&r, "lease");
+			store_put(s, &r);
+			store_commit(s);
+		}
+		char j[128];
+		store_crawl_journal(id, j, sizeof j);
+		if (!store_failed(s))
+			store_compact(s, j, 1);   /* a finished crawl keeps one line a record */
+		/* its page, written at each seal (a reseal refreshes it); a
+		 * hint: a failure is reported, not the seal's */
+		if (!store_failed(s) && crawlpage_write(s, &r) < 0)
+			warnx_("unable to write %s/crawls/%s/index.html: %s", s->dir, id, strerror(errno));
+		rc = SEAL_OK;
+	} else if (rec_streq(&r, "status", "paused")) {
+		/* it stays paused, and nobody holds it any more */
+		if (!rec_isnull(&r, "lease")) {
+			rec_set_null(&r, "lease");
+			store_put(s, &r);
+		}
+		rc = SEAL_PAUSED;
+	} else {
+		if (!rec_streq(&r, "status", "started"))
+			rec_set_str(&r, "status", "queued");
+		rec_set_time(&r, "retry_at", cs.earliest);
+		rec_set_null(&r, "lease");
+		store_put(s, &r);
+		rc = SEAL_REQUEUED;
+	}
+	if (store_unlock(s) < 0)
+		rc = SEAL_ERR;
+	if (out && rc != SEAL_PAUSED)
+		*out = r;
+	else
+		rec_free(&r);
+	return rc;
+}

@@ -1,0 +1,217 @@
+/*
+ * snappage.c — see snappage.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/err.h"
+#include "seal/html.h"
+#include "base/ids.h"
+#include "seal/snappage.h"
+#include "net/url.h"
+
+/* A file a browser would run as a document (script and all) if opened
+ * directly: HTML, XHTML, SVG, XML, MHTML, by the extension servers go by. */
+static int
+opens_as_document(const char *name)
+{
+	static const char *const ext[] = {".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg", ".svgz",
+	    ".xml", ".xsl", ".mht", ".mhtml", NULL};
+	size_t n = strlen(name);
+	for (int i = 0; ext[i]; i++) {
+		size_t e = strlen(ext[i]);
+		if (n > e && strcasecmp(name + n - e, ext[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The viewer: "?view=K" shows the K-th archived document of this page in an
+ * <iframe sandbox> without allow-same-origin, so its scripts run in an
+ * opaque origin and can read nothing of the archive (abx(7) SECURITY).  K
+ * only selects one of the page's own links, whose data-src is a relative
+ * path abx wrote: nothing of the query becomes a URL.  Without script the
+ * link shows this page again, never the document unsandboxed.
+ */
+static const char viewer_js[] =
+    "<script>(function(){"
+    "var m=/[?&]view=([0-9]+)(&|$)/.exec(location.search);if(!m)return;"
+    "var a=document.querySelector('a[data-view=\"'+m[1]+'\"]');if(!a)return;"
+    "var f=document.createElement('iframe');"
+    "f.setAttribute('sandbox','allow-scripts allow-forms allow-popups');"
+    "f.setAttribute('referrerpolicy','no-referrer');f.src=a.getAttribute('data-src');"
+    "f.style.cssText='border:0;width:100%;height:calc(100vh - 44px);display:block;background:#fff';"
+    "var bar=document.createElement('div'),back=document.createElement('a');"
+    "bar.style.cssText='height:44px;box-sizing:border-box;padding:10px 16px;background:#23395d;"
+    "color:#c9d4e5;font:14px system-ui,sans-serif;white-space:nowrap;overflow:hidden';"
+    "back.href=location.pathname;back.textContent='\u2190 '+document.title;back.style.color='#fff';"
+    "bar.appendChild(back);bar.appendChild(document.createTextNode("
+    "' \u00b7 '+a.textContent+' (sandboxed: its scripts cannot read the archive)'));"
+    "document.body.replaceChildren(bar,f);document.body.style.margin='0';"
+    "})();</script>";
+
+static void
+files_list(buf_t *b, const char *plugin, const char *files_raw, int *nview)
+{
+	rec_t f;
+	if (!files_raw || files_raw[0] != '{' || rec_parse(&f, files_raw, strlen(files_raw)) < 0)
+		return;
+	buf_adds(b, "<ul>");
+	for (int i = 0; i < f.n && i < 200; i++) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", plugin, f.f[i].key);
+		if (opens_as_document(f.f[i].key)) {
+			++*nview;
+			buf_addf(b, "<li><a href=\"?view=%d\" data-view=\"%d\" data-src=\"", *nview, *nview);
+		} else {
+			buf_adds(b, "<li><a href=\"");
+		}
+		html_href(b, path);
+		buf_adds(b, "\">");
+		html_esc(b, f.f[i].key);
+		buf_adds(b, "</a></li>");
+	}
+	if (f.n > 200)
+		buf_addf(b, "<li>… and %d more</li>", f.n - 200);
+	buf_adds(b, "</ul>");
+	rec_free(&f);
+}
+
+void
+snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int has_shot)
+{
+	char *title = rec_str(snap, "title"), *url = rec_str(snap, "url"), *st = rec_str(snap, "status");
+	char *tags = rec_str(snap, "tags"), *ts = rec_str(snap, "bookmarked_at");
+	buf_adds(b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>");
+	html_esc(b, title && *title ? title : url);
+	buf_addf(b, "</title><style>%s</style></head><body><header><h1>", html_css);
+	html_esc(b, title && *title ? title : url);
+	buf_adds(b, "</h1><a href=\"");
+	html_esc(b, url);
+	buf_adds(b, "\">");
+	html_esc(b, url);
+	buf_adds(b, "</a><div class=\"meta\">");
+	html_esc(b, st);
+	buf_adds(b, " · bookmarked ");
+	html_esc(b, ts);
+	if (tags && *tags) {
+		buf_adds(b, " · tags: ");
+		html_esc(b, tags);
+	}
+	buf_addf(b, " · depth %lld · output %lld bytes</div></header><main>", rec_int(snap, "depth", 0),
+	    rec_int(snap, "output_size", 0));
+	if (has_shot)
+		buf_adds(b, "<a href=\"screenshot/screenshot.png\"><img class=\"preview\" alt=\"screenshot\" "
+		            "src=\"screenshot/screenshot.png\"></a>");
+	int nview = 0;
+	buf_adds(b, "<table><tr><th>plugin</th><th>status</th><th>output</th><th>files</th></tr>");
+	for (size_t i = 0; i < n; i++) {
+		const rec_t *r = &v[i];
+		if (!rec_streq(r, "type", "ArchiveResult"))
+			continue;
+		char *pl = rec_str(r, "plugin"), *hk = rec_str(r, "hook_name"), *s = rec_str(r, "status");
+		char *os = rec_str(r, "output_str"), *notes = rec_str(r, "notes");
+		buf_adds(b, "<tr><td>");
+		html_esc(b, pl);
+		buf_adds(b, "<br><code>");
+		html_esc(b, hk);
+		buf_adds(b, "</code></td><td class=\"");
+		html_esc(b, s);
+		buf_adds(b, "\">");
+		html_esc(b, s);
+		buf_adds(b, "</td><td>");
+		html_esc(b, os);
+		if (notes && *notes) {
+			buf_adds(b, "<div class=\"meta\">");
+			html_esc(b, notes);
+			buf_adds(b, "</div>");
+		}
+		buf_adds(b, "</td><td>");
+		if (pl && name_valid(pl))
+			files_list(b, pl, rec_raw(r, "output_files"), &nview);
+		buf_adds(b, "</td></tr>");
+		free(pl), free(hk), free(s), free(os), free(notes);
+	}
+	buf_adds(b, "</table><p class=\"meta\"><a href=\"index.json\">index.json</a> · "
+	            "<a href=\"index.jsonl\">index.jsonl</a></p></main>");
+	if (nview)
+		buf_adds(b, viewer_js);
+	buf_adds(b, "</body></html>\n");
+	free(title), free(url), free(st), free(tags), free(ts);
+}
+
+/* ------------------------------------------------------------ JSON */
+
+static void
+json_field(buf_t *b, const char *k, const char *raw, int *first)
+{
+	buf_adds(b, *first ? "{\n  " : ",\n  ");
+	*first = 0;
+	buf_json_strz(b, k);
+	buf_adds(b, ": ");
+	buf_adds(b, raw ? raw : "null");
+}
+
+void
+snappage_json(buf_t *b, const rec_t *snap, const rec_t *rv, size_t rn, const char *dir)
+{
+	static const char *keys[] = {"id", "crawl_id", "url", "timestamp", "title", "downloaded_at",
+	    "bookmarked_at", "created_at", "modified_at", "retry_at", "depth", "status", "output_size", NULL};
+	int first = 1, outs = 0, fails = 0;
+	json_field(b, "TYPE", "\"core.models.Snapshot\"", &first);
+	for (int i = 0; keys[i]; i++)
+		json_field(b, keys[i], rec_raw(snap, keys[i]), &first);
+	/* tags as a sorted list */
+	char *tags = rec_str(snap, "tags");
+	buf_t t = {0};
+	buf_addc(&t, '[');
+	int nt = 0;
+	char *save = NULL, *dup = xstrdup(tags ? tags : "");
+	char *names[256];
+	for (char *x = strtok_r(dup, ",", &save); x && nt < 256; x = strtok_r(NULL, ",", &save))
+		names[nt++] = x;
+	for (int i = 1; i < nt; i++)
+		for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			char *tmp = names[j];
+			names[j] = names[j - 1];
+			names[j - 1] = tmp;
+		}
+	for (int i = 0; i < nt; i++) {
+		if (i)
+			buf_addc(&t, ',');
+		buf_json_strz(&t, names[i]);
+	}
+	buf_addc(&t, ']');
+	json_field(b, "tags", t.p, &first);
+	char *url = rec_str(snap, "url");
+	char host[512];
+	url_host(url ? url : "", host, sizeof host);
+	buf_t v = {0};
+	buf_json_strz(&v, host);
+	json_field(b, "domain", v.p, &first);
+	buf_reset(&v);
+	const char *colon = url ? strchr(url, ':') : NULL;
+	buf_json_str(&v, url ? url : "", colon ? (size_t)(colon - url) : 0);
+	json_field(b, "scheme", v.p, &first);
+	buf_reset(&v);
+	buf_json_strz(&v, dir);
+	json_field(b, "output_dir", v.p, &first);
+	for (size_t i = 0; i < rn; i++)
+		if (rec_streq(&rv[i], "type", "ArchiveResult")) {
+			outs += rec_streq(&rv[i], "status", "succeeded");
+			fails += rec_streq(&rv[i], "status", "failed");
+		}
+	char num[32];
+	snprintf(num, sizeof num, "%d", outs);
+	json_field(b, "num_outputs", num, &first);
+	snprintf(num, sizeof num, "%d", fails);
+	json_field(b, "num_failures", num, &first);
+	buf_adds(b, "\n}\n");
+	free(tags), free(dup), free(url);
+	buf_free(&t);
+	buf_free(&v);
+}

@@ -1,0 +1,614 @@
+/*
+ * index.c — the active index (index/active.jsonl), see store.h for the
+ * protocol: the hash table of entries, the state lines of journal ends,
+ * loading and refreshing, appending, compaction and setting an entry from
+ * a record.  Internal to the store: declared in store_int.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/exitcodes.h"
+#include "base/fs.h"
+#include "base/fsretry.h"
+#include "store/store_int.h"
+
+/* -------------------------------------------------------------- index */
+
+uint64_t
+hash_id(const char *id)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *id; id++)
+		h = (h ^ (unsigned char)*id) * 1099511628211ull;
+	return h;
+}
+
+ient_t *
+index_slot(store_t *s, const char *id, int create)
+{
+	if (create && (s->tabcap == 0 || (s->nlines + 1) * 2 > s->tabcap)) {
+		size_t ncap = s->tabcap ? s->tabcap * 2 : 1024;
+		ient_t *old = s->tab;
+		size_t ocap = s->tabcap;
+		s->tab = xcalloc(ncap, sizeof(ient_t));
+		s->tabcap = ncap;
+		s->nlines = 0;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].used && old[i].live) {
+				ient_t *e = index_slot(s, old[i].id, 1);   /* counts it */
+				*e = old[i];
+			}
+		free(old);
+	}
+	if (s->tabcap == 0)
+		return NULL;
+	size_t i = hash_id(id) & (s->tabcap - 1);
+	for (;; i = (i + 1) & (s->tabcap - 1)) {
+		ient_t *e = &s->tab[i];
+		if (!e->used) {
+			if (!create)
+				return NULL;
+			memset(e, 0, sizeof *e);
+			e->used = 1;
+			snprintf(e->id, sizeof e->id, "%s", id);
+			s->nlines++;
+			return e;
+		}
+		if (strcmp(e->id, id) == 0)
+			return e;
+	}
+}
+
+void
+index_drop(store_t *s)
+{
+	free(s->tab);
+	s->tab = NULL;
+	s->tabcap = s->nlive = s->nlines = s->flines = 0;
+	free(s->js);
+	s->js = NULL;
+	s->njs = s->jscap = 0;
+	if (s->idxfd >= 0)
+		close(s->idxfd);
+	s->idxfd = -1;
+	s->idxoff = 0;
+	s->idxino = 0;
+}
+
+jstate_t *
+jstate(store_t *s, const char *j, int create)
+{
+	for (size_t i = 0; i < s->njs; i++)
+		if (strcmp(s->js[i].j, j) == 0)
+			return &s->js[i];
+	if (!create)
+		return NULL;
+	if (s->njs == s->jscap) {
+		s->jscap = s->jscap ? s->jscap * 2 : 16;
+		s->js = xrealloc(s->js, s->jscap * sizeof(jstate_t));
+	}
+	jstate_t *st = &s->js[s->njs++];
+	snprintf(st->j, sizeof st->j, "%s", j);
+	st->end = st->seen = 0;
+	st->need = 1;
+	return st;
+}
+
+void
+state_line(buf_t *b, const char *j, int64_t end)
+{
+	buf_adds(b, "{\"j\":");
+	buf_json_strz(b, j);
+	buf_addf(b, ",\"end\":%lld}\n", (long long)end);
+}
+
+/* ISO time at p ("2026-11-29T17:15:32.123456Z", 27 bytes) to µs, fast:
+ * the index is loaded by every process, two times a line.  -1 if not. */
+static int64_t
+iso_fast(const char *p)
+{
+	static const unsigned char pos[] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21,
+	    22, 23, 24, 25};
+	int d[20];
+	for (int i = 0; i < 20; i++) {
+		unsigned v = (unsigned char)p[pos[i]] - '0';
+		if (v > 9)
+			return -1;
+		d[i] = v;
+	}
+	if (p[4] != '-' || p[7] != '-' || p[10] != 'T' || p[19] != '.' || p[26] != 'Z')
+		return -1;
+	int y = d[0] * 1000 + d[1] * 100 + d[2] * 10 + d[3], mo = d[4] * 10 + d[5], dd = d[6] * 10 + d[7];
+	if (y == 9999)
+		return INT64_MAX;
+	/* days from civil (Howard Hinnant's algorithm) */
+	y -= mo <= 2;
+	int era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + dd - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	int64_t days = (int64_t)era * 146097 + doe - 719468;
+	int64_t secs = days * 86400 + (d[8] * 10 + d[9]) * 3600 + (d[10] * 10 + d[11]) * 60 + d[12] * 10 + d[13];
+	int64_t us = 0;
+	for (int i = 14; i < 20; i++)
+		us = us * 10 + d[i];
+	return secs * 1000000 + us;
+}
+
+/* Read "key":"value" at *pp into out (n bytes); advance.  0 ok. */
+static int
+take_str(const char **pp, const char *end, const char *key, char *out, size_t n)
+{
+	size_t kl = strlen(key);
+	const char *p = *pp;
+	if ((size_t)(end - p) < kl + 5 || p[0] != '"' || memcmp(p + 1, key, kl) || memcmp(p + 1 + kl, "\":\"", 3))
+		return -1;
+	p += kl + 4;
+	const char *q = memchr(p, '"', end - p);
+	if (!q || (size_t)(q - p) >= n || memchr(p, '\\', q - p))
+		return -1;
+	memcpy(out, p, q - p);
+	out[q - p] = 0;
+	*pp = q + 1;
+	return 0;
+}
+
+static int
+take_num(const char **pp, const char *end, const char *key, long long *v)
+{
+	size_t kl = strlen(key);
+	const char *p = *pp;
+	if ((size_t)(end - p) < kl + 4 || p[0] != '"' || memcmp(p + 1, key, kl) || memcmp(p + 1 + kl, "\":", 2))
+		return -1;
+	p += kl + 3;
+	char *e;
+	*v = strtoll(p, &e, 10);
+	if (e == p)
+		return -1;
+	*pp = e;
+	return 0;
+}
+
+/*
+ * The index lines abx writes have a fixed shape (index_line); parse them
+ * by position, 10x faster than the general parser.  Returns 0 if applied,
+ * -1 if the line is not of that shape (the caller parses it in full).
+ */
+static int
+index_apply_fast(store_t *s, const char *line, size_t len)
+{
+	const char *p = line + 1, *end = line + len;
+	char id[ID_LEN + 1], type[16], cid[ID_LEN + 1], st[16], ra[32], ca[32];
+	long long depth, lease, off;
+	if (len < 2 || line[0] != '{' || line[len - 1] != '}')
+		return -1;
+	end--;
+	if (take_str(&p, end, "id", id, sizeof id) < 0 || *p++ != ',')
+		return -1;
+	if (!id_valid(id))
+		return -1;
+	if (end - p == 8 && memcmp(p, "\"gone\":1", 8) == 0) {
+		ient_t *e = index_slot(s, id, 1);
+		s->nlive -= e->live;
+		e->live = 0;
+		return 0;
+	}
+	if (take_str(&p, end, "type", type, sizeof type) < 0 || *p++ != ',' ||
+	    take_str(&p, end, "crawl_id", cid, sizeof cid) < 0 || *p++ != ',' ||
+	    take_str(&p, end, "status", st, sizeof st) < 0 || *p++ != ',')
+		return -1;
+	int64_t rt = -1;
+	if (end - p > 15 && memcmp(p, "\"retry_at\":null", 15) == 0) {
+		p += 15;
+	} else {
+		if (take_str(&p, end, "retry_at", ra, sizeof ra) < 0 || strlen(ra) != ISO_LEN)
+			return -1;
+		rt = iso_fast(ra);
+		if (rt == -1)
+			return -1;
+	}
+	if (*p++ != ',' || take_str(&p, end, "created_at", ca, sizeof ca) < 0 || strlen(ca) != ISO_LEN ||
+	    *p++ != ',' || take_num(&p, end, "depth", &depth) < 0 || *p++ != ',' ||
+	    take_num(&p, end, "lease", &lease) < 0 || *p++ != ',' || take_num(&p, end, "off", &off) < 0 ||
+	    p != end)
+		return -1;
+	int64_t ct = iso_fast(ca);
+	if (ct == -1)
+		return -1;
+	ient_t *e = index_slot(s, id, 1);
+	int was = e->live;
+	memcpy(e->type, type, sizeof e->type);
+	memcpy(e->status, st, sizeof e->status);
+	memcpy(e->crawl_id, id_valid(cid) ? cid : "", id_valid(cid) ? sizeof e->crawl_id : 1);
+	e->off = off;
+	e->retry_at = rt;
+	e->created_at = ct;
+	e->depth = depth;
+	e->lease = lease;
+	e->live = 1;
+	s->nlive += 1 - was;
+	return 0;
+}
+
+/* Apply one index line. Returns 0, or -1 if it is not an index line. */
+static int
+index_apply(store_t *s, const char *line, size_t len)
+{
+	if (index_apply_fast(s, line, len) == 0)
+		return 0;
+	if (len > 7 && memcmp(line, "{\"j\":\"", 6) == 0) {
+		/* a state line: {"j":"<journal>","end":N} */
+		const char *q = memchr(line + 6, '"', len - 6);
+		if (q && (size_t)(q - line) + 8 < len && memcmp(q, "\",\"end\":", 8) == 0 &&
+		    q - line - 6 < 128 && !memchr(line + 6, '\\', q - line - 6)) {
+			char j[128];
+			memcpy(j, line + 6, q - line - 6);
+			j[q - line - 6] = 0;
+			jstate(s, j, 1)->end = strtoll(q + 8, NULL, 10);
+			return 0;
+		}
+	}
+	rec_t r;
+	if (rec_parse(&r, line, len) < 0)
+		return -1;
+	char *id = rec_str(&r, "id");
+	if (!id_valid(id)) {
+		free(id);
+		char *j = rec_str(&r, "j");
+		int ok = j || rec_raw(&r, "boot_id");
+		if (j)
+			jstate(s, j, 1)->end = rec_int(&r, "end", 0);
+		free(j);
+		rec_free(&r);
+		return ok ? 0 : -1;
+	}
+	ient_t *e = index_slot(s, id, 1);
+	int was = e->live;
+	if (rec_int(&r, "gone", 0)) {
+		e->live = 0;
+	} else {
+		char *t = rec_str(&r, "type"), *st = rec_str(&r, "status"), *c = rec_str(&r, "crawl_id");
+		snprintf(e->type, sizeof e->type, "%s", t ? t : "");
+		snprintf(e->status, sizeof e->status, "%s", st ? st : "");
+		snprintf(e->crawl_id, sizeof e->crawl_id, "%s", id_valid(c) ? c : "");
+		free(t), free(st), free(c);
+		e->off = rec_int(&r, "off", -1);
+		e->retry_at = rec_time(&r, "retry_at");
+		e->created_at = rec_time(&r, "created_at");
+		e->depth = rec_int(&r, "depth", 0);
+		e->lease = rec_int(&r, "lease", 0);
+		e->live = 1;
+	}
+	s->nlive += e->live - was;
+	free(id);
+	rec_free(&r);
+	return 0;
+}
+
+void
+index_line(store_t *s, buf_t *b, const ient_t *e)
+{
+	char ra[ISO_LEN + 1], ca[ISO_LEN + 1];
+	if (!e->live) {
+		buf_addf(b, "{\"id\":\"%s\",\"gone\":1}\n", e->id);
+		return;
+	}
+	if (e->retry_at == INT64_MAX)
+		strcpy(ra, TIME_MAX_ISO);
+	else if (e->retry_at >= 0)
+		clock_iso(e->retry_at, ra);
+	clock_iso(e->created_at < 0 ? 0 : e->created_at, ca);
+	buf_addf(b, "{\"id\":\"%s\",\"type\":\"%s\",\"crawl_id\":\"%s\",\"status\":", e->id, e->type, e->crawl_id);
+	buf_json_strz(b, e->status);
+	buf_addf(b, ",\"retry_at\":");
+	if (e->retry_at >= 0)
+		buf_addf(b, "\"%s\"", ra);
+	else
+		buf_adds(b, "null");
+	buf_addf(b, ",\"created_at\":\"%s\",\"depth\":%d,\"lease\":%d,\"off\":%lld}\n", ca, e->depth,
+	    e->lease, (long long)e->off);
+}
+
+void
+index_header(store_t *s, buf_t *b)
+{
+	buf_addf(b, "{\"type\":\"Index\",\"version\":1,\"boot_id\":\"%s\",\"host\":", s->boot_id);
+	buf_json_strz(b, s->host);
+	buf_adds(b, "}\n");
+}
+
+/* Rebuild under the lock (taken briefly if we do not hold it). */
+static int
+rebuild_locked(store_t *s)
+{
+	if (s->locked)
+		return store_rebuild_index(s);
+	if (store_lock(s) < 0)
+		return -1;
+	return store_unlock(s);
+}
+
+/*
+ * Read new index lines (or all, if the file was replaced).  The header is
+ * checked before anything of the file is used: an index that is empty,
+ * whose header line is torn, or that names another boot (a power loss may
+ * have dropped any part of it: it is never synced) is rebuilt from the
+ * journals.
+ */
+static int
+refresh(store_t *s, int attempt)
+{
+	struct stat st;
+	int fd = -1;
+	if (fs_exists(s->dfd, INDEX_PATH) == 0)
+		return rebuild_locked(s);
+	if (s->idxfd >= 0 && fstatat(s->dfd, INDEX_PATH, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_ino == s->idxino) {
+		fd = s->idxfd;
+	} else {
+		index_drop(s);
+		fd = fsr_open(s->dfd, INDEX_PATH, O_RDWR | O_APPEND, FSR_EXISTED, &st);
+		if (fd < 0)
+			return store_fail(s, EX_IOERR_, errno, "unable to open %s/%s", s->dir, INDEX_PATH);
+		s->idxfd = fd;
+		s->idxino = st.st_ino;
+		s->idxoff = 0;
+	}
+	if (s->locked && repair_tail(s, fd, INDEX_PATH, 0) < 0)
+		return -1;
+	int r = fstat(fd, &st);
+	if (r < 0 && errno == ESTALE && fsr_again(ESTALE, 0, attempt)) {
+		index_drop(s);   /* replaced by another host: read the new one */
+		return refresh(s, attempt + 1);
+	}
+	if (r < 0)
+		return store_fail(s, EX_IOERR_, errno, "unable to stat %s/%s", s->dir, INDEX_PATH);
+	if (s->idxoff == 0 && st.st_size == 0)
+		return rebuild_locked(s);   /* empty: a power loss, or a crash mid-rebuild */
+	if (st.st_size <= s->idxoff)
+		return 0;
+	size_t n = st.st_size - s->idxoff;
+	char *p = xmalloc(n + 1);
+	ssize_t got = pread(fd, p, n, s->idxoff);
+	if (got < 0 && errno == ESTALE && fsr_again(ESTALE, 0, attempt)) {
+		free(p);
+		index_drop(s);
+		return refresh(s, attempt + 1);
+	}
+	if (got < 0) {
+		free(p);
+		return store_fail(s, EX_IOERR_, errno, "unable to read %s/%s", s->dir, INDEX_PATH);
+	}
+	char *q = p, *end = p + got;
+	int first = s->idxoff == 0;
+	while (q < end) {
+		char *nl = memchr(q, '\n', end - q);
+		if (!nl && first) {
+			/* a header without its newline: torn by a crash (a
+			 * rewrite is renamed in whole, so never while being
+			 * written) */
+			free(p);
+			return rebuild_locked(s);
+		}
+		if (!nl)
+			break;   /* a line being written; read it next time */
+		if (first) {
+			first = 0;
+			/* an index from another boot may have lost its tail */
+			if (!memmem(q, nl - q, "\"type\":\"Index\"", 14) ||
+			    !memmem(q, nl - q, s->boot_id, strlen(s->boot_id))) {
+				free(p);
+				return rebuild_locked(s);
+			}
+		} else if (s->flines++, index_apply(s, q, nl - q) < 0) {
+			warnx_("%s/%s: malformed index line ignored", s->dir, INDEX_PATH);
+		}
+		s->idxoff += nl - q + 1;
+		q = nl + 1;
+	}
+	free(p);
+	/* compact the index when tombstones dominate */
+	if (s->locked && index_bloated(s))
+		index_write_full(s);
+	return 0;
+}
+
+int
+index_refresh(store_t *s)
+{
+	return refresh(s, 0);
+}
+
+void
+index_append(store_t *s, buf_t *b)
+{
+	if (b->len == 0)
+		return;
+	if (s->idxfd < 0 && index_refresh(s) < 0)
+		return;
+	if (s->idxfd < 0)
+		return;
+	if (fault_armed("index-half-line")) {
+		ssize_t h = write(s->idxfd, b->p, b->len / 2 + 1);
+		(void)h;
+		fault_point("index-half-line");
+	}
+	ssize_t w = write(s->idxfd, b->p, b->len);
+	if (w != (ssize_t)b->len) {
+		/* the journals hold the truth: the next locker replays what
+		 * this index missed, and cuts a torn line off */
+		if (w >= 0)
+			errno = ENOSPC;
+		warnsys("unable to append to %s/%s (a hint: it is caught up from the journals)", s->dir,
+		    INDEX_PATH);
+		index_drop(s);
+		return;
+	}
+	s->idxoff += w;
+	for (size_t i = 0; i < b->len; i++)
+		s->flines += b->p[i] == '\n';
+}
+
+/*
+ * The journals whose replay the index must keep checking: the top-level
+ * journals, and a crawl's journal while the crawl or any item in it is
+ * active.  A finished crawl's journal is never opened by a lock (abx(7)
+ * INTERNALS: a pass costs what is active); a line appended to it later
+ * goes through store_commit, which replays the journal first.  One walk
+ * of the table marks the needed journals in s->js[i].need.
+ */
+void
+index_mark_needed(store_t *s)
+{
+	for (size_t i = 0; i < s->njs; i++) {
+		const char *j = s->js[i].j;
+		s->js[i].need = strncmp(j, "crawls/", 7) != 0;
+		if (!s->js[i].need && s->tab) {
+			char cid[ID_LEN + 1];
+			snprintf(cid, sizeof cid, "%s", j + 7);
+			ient_t *c = index_slot(s, cid, 0);
+			s->js[i].need = c && c->live;
+		}
+	}
+	if (!s->tab)
+		return;
+	/* a crawl not active but with active items (a retried snapshot of a
+	 * sealed crawl, a crash between two journals' commits).  Only a crawl
+	 * journal left unmarked above can gain, and mostly there is none (a
+	 * running crawl's journal is marked by its crawl): then the table,
+	 * which holds every id seen since the index was last rebuilt, is not
+	 * walked, since this runs twice at every lock.  The walk stops once
+	 * every such journal is marked. */
+	size_t unmarked = 0;
+	for (size_t i = 0; i < s->njs; i++)
+		unmarked += !s->js[i].need;
+	for (size_t k = 0; unmarked && k < s->tabcap; k++) {
+		ient_t *e = &s->tab[k];
+		if (!e->used || !e->live || !e->crawl_id[0] || strcmp(e->type, "Snapshot") != 0)
+			continue;
+		size_t cl = strlen(e->crawl_id);
+		for (size_t i = 0; i < s->njs; i++) {
+			const char *j = s->js[i].j;
+			/* j is crawls/<crawl_id>/snapshots.jsonl (store_crawl_journal) */
+			if (!s->js[i].need && strncmp(j + 7, e->crawl_id, cl) == 0 &&
+			    strcmp(j + 7 + cl, "/snapshots.jsonl") == 0) {
+				s->js[i].need = 1;
+				unmarked--;
+			}
+		}
+	}
+}
+
+/* Is the index due for a compaction: its file holds more than twice the
+ * live entries' lines (tombstones, superseded versions, state lines)? */
+int
+index_bloated(const store_t *s)
+{
+	return s->flines > 2 * s->nlive + 64;
+}
+
+/* Replace the index by one line per live entry (a compaction). */
+void
+index_write_full(store_t *s)
+{
+	buf_t b = {0};
+	index_header(s, &b);
+	for (size_t i = 0; i < s->tabcap; i++)
+		if (s->tab[i].used && s->tab[i].live)
+			index_line(s, &b, &s->tab[i]);
+	/* keep the state of the journals that still need a replay check at
+	 * every lock (index_mark_needed) */
+	index_mark_needed(s);
+	size_t keep = 0;
+	for (size_t i = 0; i < s->njs; i++) {
+		if (s->js[i].need) {
+			s->js[keep++] = s->js[i];
+			state_line(&b, s->js[i].j, s->js[i].end);
+		}
+	}
+	s->njs = keep;
+	fault_point("index-before-rename");
+	if (fs_replace(s->dfd, INDEX_PATH, b.p, b.len, 0) < 0) {
+		/* the old index stays: a hint with tombstones is still right */
+		warnsys("unable to compact %s/%s", s->dir, INDEX_PATH);
+		buf_free(&b);
+		return;
+	}
+	/* reload from what we wrote, dropping tombstones */
+	ient_t *tab = s->tab;
+	size_t cap = s->tabcap;
+	jstate_t *js = s->js;
+	size_t njs = s->njs, jscap = s->jscap;
+	s->tab = NULL;
+	s->js = NULL;
+	index_drop(s);
+	s->js = js, s->njs = njs, s->jscap = jscap;
+	for (size_t i = 0; i < cap; i++)
+		if (tab[i].used && tab[i].live) {
+			ient_t *e = index_slot(s, tab[i].id, 1);
+			*e = tab[i];
+			s->nlive++;
+		}
+	free(tab);
+	index_adopt(s);
+	buf_free(&b);
+}
+
+void
+index_adopt(store_t *s)
+{
+	struct stat st;
+	int fd = fsr_open(s->dfd, INDEX_PATH, O_RDWR | O_APPEND, FSR_EXISTED, &st);
+	if (fd < 0) {
+		warnsys("unable to open %s/%s (it is read again at the next lock)", s->dir, INDEX_PATH);
+		index_drop(s);
+		return;
+	}
+	s->idxfd = fd;
+	s->idxino = st.st_ino;
+	s->idxoff = st.st_size;
+	s->flines = s->nlive;
+}
+
+void
+ient_from(ient_t *e, const rec_t *r, int64_t off)
+{
+	if (!record_is_active(r)) {
+		e->live = 0;
+		return;
+	}
+	char *t = rec_str(r, "type"), *st = rec_str(r, "status"), *c = rec_str(r, "crawl_id");
+	snprintf(e->type, sizeof e->type, "%s", t ? t : "");
+	snprintf(e->status, sizeof e->status, "%s", st ? st : "");
+	snprintf(e->crawl_id, sizeof e->crawl_id, "%s", id_valid(c) ? c : "");
+	free(t), free(st), free(c);
+	e->off = off;
+	e->retry_at = rec_time(r, "retry_at");
+	e->created_at = rec_time(r, "created_at");
+	e->depth = rec_int(r, "depth", 0);
+	const char *l = rec_raw(r, "lease");
+	e->lease = l && l[0] == '{' && strstr(l, "\"flock\":true") != NULL;
+	e->live = 1;
+}
+
+void
+index_set_from(store_t *s, const rec_t *r, int64_t off)
+{
+	char *id = rec_str(r, "id");
+	if (!id_valid(id)) {
+		free(id);
+		return;
+	}
+	ient_t *e = index_slot(s, id, 1);
+	int was = e->live;
+	ient_from(e, r, off);
+	s->nlive += e->live - was;
+	free(id);
+}

@@ -1,0 +1,65 @@
+/*
+ * store_int.h — internal to the store: what store.c, index.c and journal.c
+ * share.  Not an interface: other code uses store.h, which also describes
+ * the layout and the protocol.
+ */
+#ifndef ABX_STORE_INT_H
+#define ABX_STORE_INT_H
+
+#include <stdint.h>
+#include "base/buf.h"
+#include "base/ids.h"
+#include "store/store.h"
+
+#define INDEX_PATH "index/active.jsonl"
+
+/* index.c: the active index */
+uint64_t hash_id(const char *id);
+ient_t *index_slot(store_t *s, const char *id, int create);
+void index_drop(store_t *s);
+/* Take the index file just written (a rewrite) as the one read so far. */
+void index_adopt(store_t *s);
+jstate_t *jstate(store_t *s, const char *j, int create);
+void state_line(buf_t *b, const char *j, int64_t end);
+void index_line(store_t *s, buf_t *b, const ient_t *e);
+void index_header(store_t *s, buf_t *b);
+/* Read new index lines; an index that is empty, torn in its header or
+ * from another boot is rebuilt first.  0, or -1 (s->err set). */
+int index_refresh(store_t *s);
+/* Append index lines; a failure is only warned of (the index is a hint)
+ * and makes the index be reloaded. */
+void index_append(store_t *s, buf_t *b);
+void index_write_full(store_t *s);   /* compact the index */
+void index_mark_needed(store_t *s);  /* set jstate need (see index.c) */
+int index_bloated(const store_t *s);
+void index_set_from(store_t *s, const rec_t *r, int64_t off);
+/* Fill e (not in the table) from record r at off: its index entry. */
+void ient_from(ient_t *e, const rec_t *r, int64_t off);
+
+/* storelean.c: lean mode (store.h) */
+lhint_t *lean_hint(store_t *s, const char *id);
+int lean_vouched(const store_t *s, const char *j);   /* a hint names journal j */
+/* The latest version of a hinted id: 0, or -1 (no hint, or it failed its
+ * check: the caller leaves lean mode). */
+int lean_get(store_t *s, const char *id, rec_t *out);
+void lean_index_append(store_t *s, const buf_t *b);
+
+/* store.c: location hints of finished records (index/loc/) */
+void crawl_loc_write(store_t *s, const char *id, int64_t off);
+int crawl_loc_get(store_t *s, const char *id, rec_t *out);   /* 0 found, -1 not */
+void snap_loc_write(store_t *s, const char *id, const char *crawl_id);
+int snap_loc_get(store_t *s, const char *id, rec_t *out);    /* 0 found, -1 not */
+
+/* store.c: the order of the due queue (retry_at, created_at, id) */
+int ient_cmp(const void *a, const void *b);
+
+/* journal.c: journals */
+int repair_tail(store_t *s, int fd, const char *rel, int keep);
+void entry_journal(const ient_t *e, char *out, size_t n);
+int read_line_at(int fd, int64_t off, buf_t *out);
+int line_id(const char *p, size_t n, char id[ID_LEN + 1]);
+int journal_find(store_t *s, const char *journal, const char *id, rec_t *out, int64_t *offp);
+int journal_sync(store_t *s, const char *j);
+int journal_open_append(store_t *s, const char *j);
+
+#endif

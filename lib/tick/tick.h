@@ -1,0 +1,93 @@
+/*
+ * tick.h — one scheduling pass: ArchiveBox's runner loop over plain files.
+ *
+ * tick_pass() repeats until nothing is due now, in ArchiveBox's order:
+ *   1. schedules that are due enqueue a crawl each (schedule.h);
+ *   2. a due crawl is claimed (flock lease, held by this process) and run
+ *      (crawlrun.c): CrawlSetup hooks, snapshots from the crawl's URLs if
+ *      it has none yet, then its due snapshots, each run by a worker: the
+ *      toolkit's abx-hook, exec'd with stdio and the snapshot's lease and
+ *      nothing else of ours (worker.h), up to
+ *      CRAWL_MAX_CONCURRENT_SNAPSHOTS at once, the claims of a refill one
+ *      commit, refilled in (depth, created_at) order as slots free; when a
+ *      worker ends, the tick counts the snapshot's size, discovers its
+ *      outlinks (discover.h) and seals it; CrawlCleanup hooks; then the
+ *      crawl is sealed, or requeued at its earliest child's time
+ *      (seal_crawl);
+ *   3. a due snapshot whose crawl is not due (a retry, a maintenance
+ *      tick) is run the same way, alone, and its crawl finalised;
+ *   4. due binaries are resolved again (binary.h).
+ * Leases are renewed every 10 s.  The crawl's record is re-read at least
+ * every second: a pause stops new snapshots from starting (running ones
+ * finish and stay paused), a cancel also interrupts the running hooks.
+ *
+ * Limits (archivebox-runner.md §3.13, counted here for real): CRAWL_MAX_URLS
+ * caps the snapshots made; CRAWL_MAX_SIZE (bytes of every sealed snapshot's
+ * directory) and CRAWL_TIMEOUT (seconds since the crawl's first run) stop
+ * the crawl: no more discovery, and its queued snapshots are sealed
+ * unrun, with the reason in the crawl's "limits" field.  abx-hook enforces
+ * SNAPSHOT_MAX_SIZE, and what is left of CRAWL_MAX_SIZE ($ABX_SIZE_BUDGET),
+ * while the hooks run (checked every 2 s; the hooks stopped when exceeded).
+ *
+ * Errors: the store's failures (store.h) are reported as they happen and
+ * the pass goes on with other work: a crawl on which the store failed
+ * starts no new snapshot, is put back and is not claimed again in this
+ * pass; tick_pass then returns 3.  Nothing is spun on: a crawl whose due
+ * child is held by a live worker elsewhere waits a renewal period.
+ *
+ * Signals: the first SIGINT, SIGTERM or SIGHUP stops scheduling, forwards
+ * SIGTERM to the workers (which interrupt their hooks), requeues the
+ * in-flight snapshots (queued, due now: never sealed half done) and the
+ * crawl, and makes tick_pass return.  A second signal is forwarded as
+ * SIGKILL-now (abx-hook kills its hooks at once on a second signal).
+ * SIGWINCH (*winch, set by the main) makes the display fit the terminal's
+ * new width (progress.h).
+ */
+#ifndef ABX_TICK_H
+#define ABX_TICK_H
+
+#include <signal.h>
+#include "hook/plugin.h"
+#include "store/store.h"
+
+typedef struct {
+	store_t *s;
+	int verbose, dry, tty, color;
+	const char *only_crawl;
+	volatile sig_atomic_t *signals;  /* count of INT/TERM/HUP received */
+	int tick_lock_fd;                /* not inherited by workers */
+	char *hook_prog;                 /* the abx-hook workers exec */
+	plugins_t ps;                    /* discovered plugins (which families have hooks) */
+	int have_ps;
+	int64_t ps_at;
+	/* counters for the summary */
+	int crawls, snapshots, requeued, failed_workers, discovered;
+	int failed_hooks, failed_items;  /* hooks that failed, and the snapshots
+	                                  * (or crawl phases) they failed in */
+	volatile sig_atomic_t *winch;    /* SIGWINCH seen: the display re-reads its width */
+	int cols;                        /* the terminal's width (progress.h) */
+	int64_t started_us;
+	/* errors: reported as they happen; the pass goes on with other work */
+	int errors, err;                 /* how many; exit code of the first */
+} tick_t;
+
+void tick_init(tick_t *t, store_t *s);
+void tick_free(tick_t *t);
+/* 0 if it did work, 1 if nothing was due, 2 if stopped by a signal, 3 if
+ * something failed (reported; t->err is the exit code of the first).
+ * Hooks that failed are reported as they end, a line a snapshot, and
+ * counted in t->failed_hooks (tick_exit says what a pass exits with). */
+int tick_pass(tick_t *t);
+/* The exit status of a one-shot pass that returned rc (tick_pass, or 1
+ * with retention's work counted as done): 128 + lastsig if stopped by a
+ * signal, else t->err if something failed, else EX_HOOKSFAILED if hooks
+ * failed in it, else rc. */
+int tick_exit(const tick_t *t, int rc, int lastsig);
+/* On a terminal: the one-line summary of what the pass did. */
+void tick_summary(const tick_t *t);
+/* -n: print what is due, run nothing; 0 if something is due, else 1. */
+int tick_dry(tick_t *t);
+/* Drop the discovered plugins (SIGHUP; exit). */
+void tick_forget_plugins(tick_t *t);
+
+#endif
