@@ -12,7 +12,7 @@
  * the template of a CrawlSchedule (schedule.h), and the schedule record is
  * printed; each due period enqueues one copy of it.
  *
- * Values are checked before anything is stored (conf_check(), config.h):
+ * Values are checked before anything is stored (settings_check(), config.h):
  * a bad --config value, --plugins list or CRON (one that can never fire
  * too) exits 65 before the data directory is touched; a bad value in
  * abx.conf or the environment exits 78, since the crawl would run with it.
@@ -26,7 +26,9 @@
 
 #include "cli.h"
 #include "base/config.h"
+#include "tick/settings.h"
 #include "base/err.h"
+#include "base/ids.h"
 #include "base/exitcodes.h"
 #include "hook/names.h"
 #include "store/record.h"
@@ -212,25 +214,25 @@ main(int argc, char **argv)
 	}
 	if (plugins) {
 		const char *bad;
-		char **v = cli_names(plugins, &bad);
+		char **v = name_list(plugins, &bad);
 		if (!v)
 			die(EX_DATAERR_, "--plugins: not a plugin name: %s", bad);
 		int none = !v[0];
-		cli_names_free(v);
+		name_list_free(v);
 		if (none)
 			die(EX_DATAERR_, "--plugins wants one or more plugin names, separated by commas");
 		rec_set_str(&config, "PLUGINS", plugins);
 		conf_set(&given, "PLUGINS", plugins, CONF_CRAWL);
 	}
 	buf_t why = {0};
-	int rc = conf_check(&given, &why);
+	int rc = settings_check(&given, &why);
 	if (rc)
 		die(rc, "%s", why.p);
 	char **pl = NULL;   /* plugin names must name plugins (names.h) */
 	if (conf_parse_plugins(conf_get(&given, "PLUGINS"), &pl) == 0 &&
 	    names_plugins(cli_dir(dir), pl, &why))
 		die(EX_DATAERR_, "%s: %s", plugins ? "--plugins" : "PLUGINS", buf_cstr(&why));
-	cli_names_free(pl);
+	name_list_free(pl);
 	conf_free(&given);
 
 	entries_t e = {0};
@@ -252,7 +254,7 @@ main(int argc, char **argv)
 	store_t s;
 	if (store_open(&s, dir, 1) < 0)
 		die(s.err, "%s", s.errmsg);
-	if ((rc = conf_check_global(s.dfd, &why)) != 0)
+	if ((rc = settings_check_global(s.dfd, &why)) != 0)
 		die(rc, "%s: %s", s.dir, why.p);
 	int64_t now = clock_now();
 	buf_t urls = {0}, cfg = {0};

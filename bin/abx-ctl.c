@@ -19,6 +19,7 @@
 #include "ctl/ctl.h"
 #include "ctl/ctl_verbs.h"
 #include "base/err.h"
+#include "base/ids.h"
 #include "base/exitcodes.h"
 #include "hook/names.h"
 #include "tick/repair.h"
@@ -205,7 +206,7 @@ cmd_retry(store_t *s, int argc, char **argv, const char *plugins, int failed, ou
 	char **names = NULL;
 	const char *bad = NULL;
 	buf_t why = {0};
-	if (plugins && !(names = cli_names(plugins, &bad)))
+	if (plugins && !(names = name_list(plugins, &bad)))
 		die(EX_DATAERR_, "--plugins: not a plugin name: %s", bad);
 	if (names && !names[0])
 		die(EX_DATAERR_, "--plugins wants one or more plugin names, separated by commas");
@@ -232,7 +233,7 @@ cmd_retry(store_t *s, int argc, char **argv, const char *plugins, int failed, ou
 			rc = report("retry", id, r);
 		}
 	}
-	cli_names_free(names);
+	name_list_free(names);
 	buf_free(&why);
 	/* a filter that matched nothing (a crawl with no sealed snapshot, no
 	 * failure) is "nothing to do"; a snapshot is always queued */

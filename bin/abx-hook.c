@@ -27,6 +27,7 @@
 #include "cli.h"
 #include "base/clock.h"
 #include "base/config.h"
+#include "tick/settings.h"
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "base/ids.h"
@@ -139,7 +140,7 @@ main(int argc, char **argv)
 	char **names = NULL;
 	if (plugins) {
 		const char *bad = NULL;
-		if (!(names = cli_names(plugins, &bad)))
+		if (!(names = name_list(plugins, &bad)))
 			die(EX_DATAERR_, "--plugins: not a plugin name: %s", bad);
 	}
 
@@ -154,7 +155,7 @@ main(int argc, char **argv)
 	if (hint && *hint && store_lean(&s, hint) < 0)
 		warnx_("ABX_HINT=%s: not location hints (ID=JOURNAL:OFFSET words); ignored", hint);
 	buf_t why = {0};
-	int bad = conf_check_global(s.dfd, &why);
+	int bad = settings_check_global(s.dfd, &why);
 	if (bad)
 		die(bad, "%s: %s", s.dir, why.p);
 	buf_free(&why);
@@ -175,7 +176,7 @@ main(int argc, char **argv)
 	int rc = phase_run(&s, &o);
 	if (own)
 		lease_drop(fd);
-	cli_names_free(names);
+	name_list_free(names);
 	/* a result the store could not take (a full disk) was reported and
 	 * not printed; the exit status says so (74), whatever the hooks did */
 	if (store_close(&s) < 0 || s.nerr) {

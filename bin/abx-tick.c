@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "base/config.h"
+#include "tick/settings.h"
 #include "tick/daemon.h"
 #include "base/err.h"
 #include "base/exitcodes.h"
@@ -135,7 +136,7 @@ main(int argc, char **argv)
 	if (store_open(&s, dir, 0) < 0)
 		die(s.err, "%s", s.errmsg);
 	buf_t why = {0};
-	int bad = conf_check_global(s.dfd, &why);
+	int bad = settings_check_global(s.dfd, &why);
 	if (bad)
 		die(bad, "%s: %s", s.dir, why.p);
 	buf_free(&why);

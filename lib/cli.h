@@ -38,10 +38,6 @@ void cli_help(const char *usage, const char *options) __attribute__((noreturn));
 void cli_version(void) __attribute__((noreturn));
 /* Write a whole line to stdout (adds '\n'); a closed pipe exits quietly. */
 void cli_out(const char *s, size_t n);
-/* Split "a,b,c" into a NULL-terminated array of malloc'd names, each
- * checked with name_valid(); returns NULL and sets *bad on a bad name. */
-char **cli_names(const char *list, const char **bad);
-void cli_names_free(char **v);
 int cli_isatty_out(void);
 /* The data directory a tool uses: dir (-d), else $ABX_DIR, else the
  * default. */

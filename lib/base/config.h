@@ -30,9 +30,10 @@
  * environment variables).  Lookups are binary searches: the array is kept
  * sorted by key.  An entry from abx.conf remembers its line, for messages.
  *
- * Values abx itself reads are checked by conf_check(), with the strict
- * parsers below; the code that uses a value should parse it with the same
- * one (conf_seconds(), retention and plugin selection do), so that what is
+ * Values abx itself reads are checked by settings_check() (tick/settings.h)
+ * with the strict parsers below and those of the modules that own the
+ * other keys; the code that uses a value should parse it with the same one
+ * (conf_seconds(), retention and plugin selection do), so that what is
  * checked is what runs.  A parser returns 0 and sets *out, or -1 if the
  * text is malformed or the value out of range, including too large to
  * represent: never a wrapped-around value.  A number is plain digits, with
@@ -49,45 +50,10 @@
  *                        "", none, false, no, off, "0d"), else <int><unit>
  *                        of one hour to CONF_DURATION_MAX
  *   conf_parse_plugins   PLUGINS: "" for every plugin, else plugin names
- *                        separated by commas (cli_names(): blanks around
+ *                        separated by commas (name_list(): blanks around
  *                        a name are trimmed, empty elements skipped), at
  *                        least one; *names gets them (NULL for ""), to
- *                        free with cli_names_free()
- *
- * conf_check() applies them to every entry of c that came from abx.conf,
- * the environment, or a crawl's or snapshot's config (a built-in default
- * or a plugin's schema is not the user's to fix), and to these keys:
- *
- *   DELETE_AFTER                     a duration (0: never)
- *   TIMEOUT, <PLUGIN>_TIMEOUT        seconds, 1 or more
- *   CRAWL_TIMEOUT                    seconds (0: no limit)
- *   CRAWL_MAX_SIZE, SNAPSHOT_MAX_SIZE  a size (0: no limit)
- *   CRAWL_MAX_URLS                   a count (0: no limit)
- *   CRAWL_MAX_CONCURRENT_SNAPSHOTS   a count, 1 or more
- *   PLUGINS                          plugin names
- *
- * Any key ending in _TIMEOUT counts as a <PLUGIN>_TIMEOUT in abx.conf and
- * in a crawl's config, but not in the environment, where other programs'
- * variables end in _TIMEOUT too: there only TIMEOUT and CRAWL_TIMEOUT are.
- * Each bad value adds to why a message naming where it came from, the key,
- * the value and what is wanted:
- *
- *   abx.conf line 3: DELETE_AFTER=1000000y: want a duration of 1h to ...
- *
- * (messages are joined with "; ").  conf_check() returns 0 if every value
- * is good, EX_CONFIG_ (78) if a bad one came from abx.conf or the
- * environment, else EX_DATAERR_ (65: a crawl's or snapshot's config, the
- * operands of abx-add).  It never exits or prints: a main decides, e.g.
- *
- *     if ((rc = conf_check(&c, &why)) != 0)
- *             die(rc, "%s", buf_cstr(&why));
- *
- * and a tick that finds a stored crawl's config bad reports it and goes on.
- * Two shorthands: conf_check_global() loads and checks what every tool of
- * a data directory runs with (built-in defaults, DIR/abx.conf, the
- * environment: 0 or 78, also if abx.conf cannot be read), and
- * conf_check_json() a crawl's or snapshot's stored "config" object alone
- * (0 or 65; not an object: 0, as conf_load_json() ignores it).
+ *                        free with name_list_free()
  */
 #ifndef ABX_CONFIG_H
 #define ABX_CONFIG_H
@@ -157,10 +123,6 @@ int conf_parse_size(const char *v, long long *out);
 long long parse_size(const char *s);
 int conf_parse_duration(const char *v, long long *out);
 int conf_parse_plugins(const char *v, char ***names);
-/* 0, EX_CONFIG_ or EX_DATAERR_, with the reasons appended to why. */
-int conf_check(const conf_t *c, buf_t *why);
-int conf_check_global(int dfd, buf_t *why);
-int conf_check_json(const char *raw, int layer, buf_t *why);
 
 /* Parse the "properties" object of a config.json into sc (appending). */
 int schema_parse(schema_t *sc, const char *properties_raw);

@@ -8,6 +8,7 @@
 
 #include "base/clock.h"
 #include "base/config.h"
+#include "base/err.h"
 #include "base/ids.h"
 
 void
@@ -116,4 +117,45 @@ host_name(int dfd, char *out, size_t n, char *why, size_t whyn)
 		snprintf(out, n, "localhost");
 	out[n - 1] = 0;
 	return 0;
+}
+
+char **
+name_list(const char *list, const char **bad)
+{
+	static char badbuf[128];
+	size_t n = 1;
+	for (const char *p = list; *p; p++)
+		n += *p == ',';
+	char **v = xcalloc(n + 1, sizeof(char *));
+	char *dup = xstrdup(list), *save = NULL;
+	size_t k = 0;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		while (*t == ' ')
+			t++;
+		size_t l = strlen(t);
+		while (l && t[l - 1] == ' ')
+			t[--l] = 0;
+		if (!*t)
+			continue;
+		if (!name_valid(t)) {
+			snprintf(badbuf, sizeof badbuf, "%s", t);
+			*bad = badbuf;
+			free(dup);
+			name_list_free(v);
+			return NULL;
+		}
+		v[k++] = xstrdup(t);
+	}
+	free(dup);
+	return v;
+}
+
+void
+name_list_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
 }

@@ -32,6 +32,10 @@
 void id_new(char out[ID_LEN + 1]);
 int id_valid(const char *s);
 int name_valid(const char *s);
+/* Split "a,b,c" into a NULL-terminated array of malloc'd names, each
+ * checked with name_valid(); returns NULL and sets *bad on a bad name. */
+char **name_list(const char *list, const char **bad);
+void name_list_free(char **v);
 int host_valid(const char *s);
 int host_name(int dfd, char *out, size_t n, char *why, size_t whyn);
 

@@ -1,12 +1,12 @@
 /*
  * ctl.h — pause, resume, cancel and retry, with ArchiveBox's semantics
- * (archivebox-runner.md §1.1–1.3), each one commit under the store lock:
+ * (ArchiveBox's Crawl and Snapshot state machines), each one commit under the store lock:
  *
  *   pause   queued/started -> paused, retry_at = 9999-12-31 (the marker);
  *           a crawl also pauses its queued and started snapshots.
  *   resume  paused -> queued, retry_at = now; a crawl also resumes its
  *           paused snapshots.  Resuming a snapshot of a paused crawl
- *           leaves it paused (a requeue never un-pauses a crawl: §8.9).
+ *           leaves it paused (a requeue never un-pauses a crawl, as in ArchiveBox).
  *   cancel  -> sealed, retry_at = null, lease = null, sealed_reason =
  *           "cancelled" (unless it was sealed before); a crawl also seals
  *           its queued, started and paused snapshots, and gets its page

@@ -23,7 +23,7 @@ enum { UNTIL_DONE, UNTIL_FINITE, UNTIL_ALL, UNTIL_EXTRACTORS };
 /* Hooks numbered from PARSER_ORDER on read what earlier hooks saved
  * (parse_*_urls at 7x, hashes at 90): before one starts, the finite
  * background extractors numbered below it (wget at 06) are waited for, so
- * a parser never reads a page still being written (ArchiveBox's §8.3). */
+ * a parser never reads a page still being written (as ArchiveBox orders its hooks). */
 #define PARSER_ORDER 50
 
 int

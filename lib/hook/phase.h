@@ -1,6 +1,7 @@
 /*
  * phase.h — run the hooks of one phase for one snapshot or crawl: what
- * abx-hook(1) does, as a library call for abx-tick.
+ * abx-hook(1) does, whether a person runs it or abx-tick execs it as a
+ * worker (the one code path: abx-tick never calls this in its own process).
  *
  * Families: Snapshot (id: a snapshot; cwd <snapshot dir>/<plugin>/,
  * --url= the snapshot's URL), CrawlSetup and CrawlCleanup (id: a crawl;
@@ -25,7 +26,7 @@
  *     timeout) before the next starts; a .bg. hook starts and runs
  *     alongside; a foreground hook numbered 50 or more (a parser, hashes)
  *     first waits for the finite .bg. hooks numbered below 50 (the
- *     extractors whose files it reads, such as wget: ArchiveBox's §8.3);
+ *     extractors whose files it reads, such as wget, as ArchiveBox orders them);
  *     a hook whose #! interpreter is not on its PATH is not started and
  *     fails with a note naming it ("uv: not found — ..."); whenever a
  *     hook exits, its results are derived (results.h; without an

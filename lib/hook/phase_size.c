@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "tick/discover.h"
 #include "base/err.h"
 #include "base/fs.h"
 #include "hook/phase_int.h"

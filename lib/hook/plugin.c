@@ -423,7 +423,7 @@ plugins_select(plugins_t *ps, const conf_t *c, char **names, const char **missin
 		}
 	}
 	if (list != names)
-		cli_names_free(list);
+		name_list_free(list);
 	free(wanted);
 	return rc;
 }

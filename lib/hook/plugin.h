@@ -90,7 +90,7 @@ long plugin_timeout(const plugin_t *p, const conf_t *pc);
  * NULL for the PLUGINS setting of c.  Returns 0, or -1 if an explicit name
  * is not installed (*missing names it).  A malformed PLUGINS setting is
  * reported on stderr and selects nothing (0 is returned: the phase runs no
- * hook); conf_check() is what refuses it up front.
+ * hook); settings_check() is what refuses it up front.
  */
 int plugins_select(plugins_t *ps, const conf_t *c, char **names, const char **missing);
 

@@ -24,7 +24,7 @@
  * politeness, not a record; a power loss forgets a wait, never work.
  *
  * hostpace_conf() reads the four settings and HOST_BACKOFF_RETRIES from a
- * crawl's configuration (bad values were refused by conf_check()).
+ * crawl's configuration (bad values were refused by settings_check()).
  * hostpace_take() tries the slots of a host without blocking: it returns
  * the locked slot's fd (close-on-exec; the caller keeps it while the
  * snapshot runs), or -1 with *until = the earliest time a slot frees by
@@ -83,7 +83,7 @@ const char *hostcache_get(const hostcache_t *hc, const char *id);
 void hostcache_put(hostcache_t *hc, const char *id, const char *key);
 void hostcache_free(hostcache_t *hc);
 
-/* Settings parsers for conf_check(): decimal seconds ("0.5", "2") as µs
+/* Settings parsers for settings_check(): decimal seconds ("0.5", "2") as µs
  * up to 30 days; a factor ("1.5") from 0 to 1000. */
 int conf_parse_dsec(const char *s, long long *out);
 int conf_parse_factor(const char *s, long long *out);

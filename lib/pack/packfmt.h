@@ -32,7 +32,7 @@ int pack_format_of(const char *file);
 
 /* PACK_ON_SEAL: a list of formats (wacz, tar.gz, tgz, tar.zst, tar.xz,
  * tar, zip) separated by commas or blanks; "" packs nothing.  0 and *out
- * the number of formats, or -1 (conf_check's parser). */
+ * the number of formats, or -1 (settings_check's parser). */
 int pack_parse_formats(const char *v, long long *out);
 
 #endif

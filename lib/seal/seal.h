@@ -10,7 +10,7 @@
  * at a reseal too; then its index files are written, each by temp + rename:
  *   index.jsonl  the Snapshot record, then the installed Binary records,
  *                the Process records, then the ArchiveResults in start_ts
- *                order (ArchiveBox's record formats, archivebox-runner §5.2)
+ *                order (ArchiveBox's record formats)
  *   index.json   the snapshot as one pretty JSON object (ArchiveBox's keys)
  *   index.html   a self-contained page linking every output
  * and a line is appended to the data directory's index.jsonl.  Sealing a

@@ -9,7 +9,7 @@
  * "index.html?view=K", which shows it in an <iframe sandbox> without
  * allow-same-origin: archived script runs in an opaque origin and reads
  * nothing of the archive (abx(7) SECURITY).  The files stay as they are.  snappage_json() appends the snapshot as one
- * pretty JSON object with ArchiveBox's keys (archivebox-runner §5.2):
+ * pretty JSON object with ArchiveBox's keys:
  * tags as a sorted list, domain, scheme, output_dir = dir, and the
  * number of succeeded and failed results among rv[0..rn).
  */

@@ -26,6 +26,7 @@
 
 #include "store/claim.h"
 #include "base/config.h"
+#include "tick/settings.h"
 #include "tick/discover.h"
 #include "base/err.h"
 #include "base/hookrun.h"
@@ -966,7 +967,7 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 	conf_load_environ(&cr->conf, environ);
 	const char *cfg = rec_raw(crawl, "config");
 	buf_t why = {0};
-	if (cfg && conf_check_json(cfg, CONF_CRAWL, &why))
+	if (cfg && settings_check_json(cfg, CONF_CRAWL, &why))
 		warnx_("crawl %s: %s; bad values are ignored", cr->cid, why.p);
 	buf_free(&why);
 	if (cfg)

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "base/config.h"
+#include "tick/settings.h"
 #include "tick/daemon.h"
 #include "base/exitcodes.h"
 #include "base/err.h"
@@ -68,7 +69,7 @@ static int
 load_conf(tick_t *t, dconf_t *d, double poll_flag, int remote)
 {
 	buf_t why = {0};
-	int bad = conf_check_global(t->s->dfd, &why);
+	int bad = settings_check_global(t->s->dfd, &why);
 	if (bad) {
 		errorx("%s: %s", t->s->dir, why.p);
 		buf_free(&why);

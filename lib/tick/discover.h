@@ -1,7 +1,6 @@
 /*
  * discover.h — recursion: outlinks become child snapshots, within the
- * crawl's filters and limits (archivebox-runner.md §1.2, §1.2.1, §3.10,
- * §3.13).
+ * crawl's filters and limits (as ArchiveBox's runner applies them).
  *
  * URL filters.  URL_ALLOWLIST and URL_DENYLIST hold patterns, one a line
  * (or a JSON list).  A pattern made only of [A-Za-z0-9_.*:-] is a domain

@@ -1,5 +1,5 @@
 /*
- * schedule.h — recurring crawls (ArchiveBox's CrawlSchedule, §1.8).
+ * schedule.h — recurring crawls (ArchiveBox's CrawlSchedule).
  *
  * A schedule is a CrawlSchedule record in schedules.jsonl:
  *   {"type":"CrawlSchedule","id":..,"template_id":<crawl>,"schedule":"0 * * * *",

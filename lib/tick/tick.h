@@ -21,7 +21,7 @@
  * every second: a pause stops new snapshots from starting (running ones
  * finish and stay paused), a cancel also interrupts the running hooks.
  *
- * Limits (archivebox-runner.md §3.13, counted here for real): CRAWL_MAX_URLS
+ * Limits (ArchiveBox's, counted here for real): CRAWL_MAX_URLS
  * caps the snapshots made; CRAWL_MAX_SIZE (bytes of every sealed snapshot's
  * directory) and CRAWL_TIMEOUT (seconds since the crawl's first run) stop
  * the crawl: no more discovery, and its queued snapshots are sealed

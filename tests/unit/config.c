@@ -1,5 +1,5 @@
 /*
- * Unit tests of lib/config's value parsers and conf_check(): strict,
+ * Unit tests of lib/config's value parsers and settings_check(): strict,
  * overflow-safe, and a bad value named with where it came from.
  */
 #include <fcntl.h>
@@ -10,6 +10,8 @@
 
 #include "cli.h"
 #include "base/config.h"
+#include "base/ids.h"
+#include "tick/settings.h"
 #include "base/exitcodes.h"
 #include "tap.h"
 
@@ -114,36 +116,36 @@ main(void)
 		ok(rc == plugins[i].rc && (rc < 0 ? v == NULL : n == plugins[i].n), "PLUGINS '%s': %s",
 		    plugins[i].in, plugins[i].rc ? "refused" : "accepted");
 		if (rc == 0)
-			cli_names_free(v);
+			name_list_free(v);
 	}
 	ok(conf_seconds("abc", 60) == 60 && conf_seconds("0", 60) == 60 && conf_seconds("30", 60) == 30,
 	    "conf_seconds: the default for a bad or zero value");
 
-	/* conf_check: where, key, value; 65 for a crawl's, 78 for ours */
+	/* settings_check: where, key, value; 65 for a crawl's, 78 for ours */
 	conf_t c = {0};
 	buf_t why = {0};
 	conf_builtins(&c);
-	ok(conf_check(&c, &why) == 0 && why.len == 0, "the built-in defaults are good");
+	ok(settings_check(&c, &why) == 0 && why.len == 0, "the built-in defaults are good");
 	conf_set(&c, "TIMEOUT", "30", CONF_FILE);
 	conf_set(&c, "WGET_TIMEOUT", "45", CONF_CRAWL);
 	conf_set(&c, "PLUGINS", "wget,title", CONF_ENV);
 	conf_set(&c, "FOO_TIMEOUT", "abc", CONF_ENV);   /* not ours: the environment is everyone's */
 	conf_set(&c, "UNRELATED", "anything", CONF_FILE);
-	ok(conf_check(&c, &why) == 0, "good values pass, another program's FOO_TIMEOUT too (%s)",
+	ok(settings_check(&c, &why) == 0, "good values pass, another program's FOO_TIMEOUT too (%s)",
 	    why.p ? why.p : "");
 	conf_set(&c, "CRAWL_MAX_URLS", "-1", CONF_CRAWL);
-	int rc = conf_check(&c, &why);
+	int rc = settings_check(&c, &why);
 	ok(rc == EX_DATAERR_, "a bad value in a crawl's config: 65 (got %d)", rc);
 	is_str(why.p, "the crawl's --config: CRAWL_MAX_URLS=-1: want a whole number, or 0 for no limit",
 	    "the message names where, the key, the value and what is wanted");
 	conf_set(&c, "BAR_TIMEOUT", "0", CONF_SNAPSHOT);
 	buf_reset(&why);
-	ok(conf_check(&c, &why) == EX_DATAERR_ && strstr(why.p, "the snapshot's config: BAR_TIMEOUT=0") &&
+	ok(settings_check(&c, &why) == EX_DATAERR_ && strstr(why.p, "the snapshot's config: BAR_TIMEOUT=0") &&
 	        strstr(why.p, "; the crawl's --config: CRAWL_MAX_URLS=-1"),
 	    "every bad value is reported, joined with '; ' (%s)", why.p);
 	conf_set(&c, "CRAWL_MAX_SIZE", "1e9", CONF_ENV);
 	buf_reset(&why);
-	ok(conf_check(&c, &why) == EX_CONFIG_ && strstr(why.p, "the environment: CRAWL_MAX_SIZE=1e9"),
+	ok(settings_check(&c, &why) == EX_CONFIG_ && strstr(why.p, "the environment: CRAWL_MAX_SIZE=1e9"),
 	    "one from the environment makes it 78");
 	conf_free(&c);
 
@@ -158,25 +160,25 @@ main(void)
 	ok(conf_load_file(&c, dfd, "abx.conf") == 0, "abx.conf loads");
 	is_str(conf_get(&c, "TIMEOUT"), "30", "blanks around '=' are dropped");
 	buf_reset(&why);
-	rc = conf_check(&c, &why);
+	rc = settings_check(&c, &why);
 	ok(rc == EX_CONFIG_, "a bad value in abx.conf: 78 (got %d)", rc);
 	is_str(why.p, "abx.conf line 5: DELETE_AFTER=1000000y: want a duration of 1h to 100000y such as 30d, "
 	    "12w or 1y, or 0 for never", "naming its line, the last one for the key");
 	buf_reset(&why);
-	ok(conf_check_global(dfd, &why) == EX_CONFIG_ && strstr(why.p, "abx.conf line 5: DELETE_AFTER="),
-	    "conf_check_global: abx.conf as every tool loads it");
+	ok(settings_check_global(dfd, &why) == EX_CONFIG_ && strstr(why.p, "abx.conf line 5: DELETE_AFTER="),
+	    "settings_check_global: abx.conf as every tool loads it");
 	buf_reset(&why);
-	ok(conf_check_json("{\"TIMEOUT\":30,\"PLUGINS\":\"wget\",\"X\":null}", CONF_CRAWL, &why) == 0,
-	    "conf_check_json: a good stored config");
-	ok(conf_check_json("{\"TIMEOUT\":\"abc\"}", CONF_CRAWL, &why) == EX_DATAERR_ &&
+	ok(settings_check_json("{\"TIMEOUT\":30,\"PLUGINS\":\"wget\",\"X\":null}", CONF_CRAWL, &why) == 0,
+	    "settings_check_json: a good stored config");
+	ok(settings_check_json("{\"TIMEOUT\":\"abc\"}", CONF_CRAWL, &why) == EX_DATAERR_ &&
 	        strstr(why.p, "the crawl's --config: TIMEOUT=abc"),
 	    "a bad one: 65, named");
 	buf_reset(&why);
-	ok(conf_check_json("[1]", CONF_SNAPSHOT, &why) == 0 && why.len == 0, "not an object: nothing to check");
+	ok(settings_check_json("[1]", CONF_SNAPSHOT, &why) == 0 && why.len == 0, "not an object: nothing to check");
 	conf_t cp = {0};
 	conf_copy(&cp, &c);
 	buf_reset(&why);
-	ok(conf_check(&cp, &why) == EX_CONFIG_ && strstr(why.p, "abx.conf line 5: "), "a copy keeps the line");
+	ok(settings_check(&cp, &why) == EX_CONFIG_ && strstr(why.p, "abx.conf line 5: "), "a copy keeps the line");
 	conf_free(&cp);
 	conf_free(&c);
 	buf_free(&why);
