@@ -3,6 +3,7 @@
 # make check      install deps, build with ASan/UBSan, run every test (prove)
 # make demo       archive the bundled example site
 # make bench      print benchmark ratios
+# make layers     draw lib/'s layers and who calls whom (abx-internals(7) LAYOUT)
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
@@ -145,6 +146,10 @@ lint:
 	@if [ -n "$(MANS)" ]; then echo "mandoc -Tlint $(MANS)"; mandoc -Tlint -Wwarning $(MANS); fi
 	shellcheck -x -s sh -e SC1091 $(SHELLS)
 
+# lib/'s folders are layers; tests/layers.sh checks what this draws
+layers: $(LIBA)
+	python3 tests/lib/layers.py $(O)lib --draw
+
 bench: deps
 	$(MAKE) all $(BENCHES)
 	sh bench/run.sh
@@ -170,4 +175,4 @@ clean:
 	rm -rf build
 	rm -rf bench/out
 
-.PHONY: all deps check lint bench demo install uninstall clean FORCE
+.PHONY: all deps check lint layers bench demo install uninstall clean FORCE
