@@ -86,12 +86,12 @@ $(O)$(PLUGDIR)/$(1)/$(2).bin: $(PLUGDIR)/$(1)/$(1).c $(LIBA) $(LIBHDR) $(O)build
 	exit $$$$s
 endef
 # Programs that start once a page on a crawl are linked statically: a
-# static parse_html_urls costs 1.9 ms of CPU to start against 5.2 (abx(7)
-# INTERNALS, "The cost of a page").  abx-hook resolves no name
+# static parse_html_urls costs 1.9 ms of CPU to start against 5.2 (abx-internals(7),
+# "The cost of a page").  abx-hook resolves no name
 # (netzone_host, the resolver, is apart in netzonehost.c, not linked in);
 # the wget hook does (the page's zone), and glibc's static getaddrinfo
 # reads "files" and "dns" itself and loads any other NSS module of
-# nsswitch.conf from the installed glibc: abx(7) says what that costs.
+# nsswitch.conf from the installed glibc: abx-internals(7) says what that costs.
 # title (iconv loads its charsets) stays dynamic.  make HOOK_STATIC=
 # links them all dynamically; the sanitizer build does.
 HOOK_STATIC = -static-pie
@@ -167,7 +167,7 @@ install: all
 
 uninstall:
 	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANDIR)/man1/$$t.1; done
-	rm -f $(DESTDIR)$(MANDIR)/man7/abx.7
+	rm -f $(DESTDIR)$(MANDIR)/man7/abx.7 $(DESTDIR)$(MANDIR)/man7/abx-internals.7
 	rm -rf $(DESTDIR)$(SHAREDIR)
 
 clean:
