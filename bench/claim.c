@@ -63,6 +63,7 @@
 #include "base/clock.h"
 #include "benchlib.h"
 #include "base/err.h"
+#include "die.h"
 #include "base/exitcodes.h"
 #include "base/fs.h"
 #include "base/ids.h"

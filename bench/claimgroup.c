@@ -20,6 +20,7 @@
 #include "benchlib.h"
 #include "store/claim.h"
 #include "base/err.h"
+#include "die.h"
 #include "base/exitcodes.h"
 #include "base/fs.h"
 #include "store/record.h"

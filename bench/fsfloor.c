@@ -32,6 +32,7 @@
 #include "store/claim.h"
 #include "base/clock.h"
 #include "base/err.h"
+#include "die.h"
 #include "base/exitcodes.h"
 #include "base/ids.h"
 #include "base/json.h"

@@ -34,6 +34,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "die.h"
 #include "base/fs.h"
 #include "store/record.h"
 #include "store/store.h"

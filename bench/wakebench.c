@@ -42,6 +42,7 @@
 
 #include "benchlib.h"
 #include "base/err.h"
+#include "die.h"
 #include "base/exitcodes.h"
 #include "base/fs.h"
 

@@ -18,11 +18,14 @@
  *                              cli_usage; exit 64
  *
  * A usage error is fatal, and so printed as "fatal:", never "warning:".
+ * Any other fatal error a main reports with die() (die.h, included here so
+ * that every tool's main has it).
  */
 #ifndef ABX_CLI_H
 #define ABX_CLI_H
 
 #include "base/buf.h"
+#include "die.h"
 
 #define ABX_VERSION "0.10"
 

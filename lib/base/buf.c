@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/buf.h"
-#include "base/err.h"
+#include "base/alloc.h"
 
 void
 buf_grow(buf_t *b, size_t extra)

@@ -10,7 +10,6 @@
 
 #include "base/err.h"
 #include "base/termsafe.h"
-#include "base/exitcodes.h"
 
 static const char *prog = "abx";
 static int verbose;
@@ -36,8 +35,8 @@ err_verbose(int set)
 	return verbose;
 }
 
-static void
-emit(const char *kind, int errnum, const char *fmt, va_list ap)
+void
+err_vemit(const char *kind, int errnum, const char *fmt, va_list ap)
 {
 	char buf[4096];
 	int n = snprintf(buf, sizeof buf, "%s: %s%s", prog, kind, *kind ? ": " : "");
@@ -53,35 +52,11 @@ emit(const char *kind, int errnum, const char *fmt, va_list ap)
 	buf[n] = 0;
 	/* a URL or title in the message came from someone's page: its
 	 * controls are shown, never sent to the terminal (termsafe.h) */
-	static int inside;   /* out of memory in termsafe: die() comes back here */
-	char *safe = inside++ ? NULL : termsafe(buf);
-	const char *line = safe ? safe : buf;
-	struct iovec iov[2] = {{(void *)line, strlen(line)}, {"\n", 1}};
+	char *safe = termsafe(buf);
+	struct iovec iov[2] = {{safe, strlen(safe)}, {"\n", 1}};
 	ssize_t w = writev(2, iov, 2);   /* one write: lines of processes do not mix */
 	(void)w;
 	free(safe);
-	inside--;
-}
-
-void
-die(int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	emit("fatal", 0, fmt, ap);
-	va_end(ap);
-	exit(code);
-}
-
-void
-diesys(int code, const char *fmt, ...)
-{
-	int e = errno;
-	va_list ap;
-	va_start(ap, fmt);
-	emit("fatal", e, fmt, ap);
-	va_end(ap);
-	exit(code);
 }
 
 void
@@ -89,7 +64,7 @@ warnx_(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	emit("warning", 0, fmt, ap);
+	err_vemit("warning", 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -98,7 +73,7 @@ errorx(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	emit("error", 0, fmt, ap);
+	err_vemit("error", 0, fmt, ap);
 	va_end(ap);
 }
 
@@ -108,7 +83,7 @@ warnsys(const char *fmt, ...)
 	int e = errno;
 	va_list ap;
 	va_start(ap, fmt);
-	emit("warning", e, fmt, ap);
+	err_vemit("warning", e, fmt, ap);
 	va_end(ap);
 }
 
@@ -117,66 +92,8 @@ info(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	emit("", 0, fmt, ap);
+	err_vemit("", 0, fmt, ap);
 	va_end(ap);
-}
-
-void *
-xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		die(EX_SOFT_, "out of memory");
-	return p;
-}
-
-void *
-xcalloc(size_t n, size_t m)
-{
-	void *p = calloc(n ? n : 1, m ? m : 1);
-	if (!p)
-		die(EX_SOFT_, "out of memory");
-	return p;
-}
-
-void *
-xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		die(EX_SOFT_, "out of memory");
-	return p;
-}
-
-char *
-xstrdup(const char *s)
-{
-	char *p = strdup(s);
-	if (!p)
-		die(EX_SOFT_, "out of memory");
-	return p;
-}
-
-char *
-xstrndup(const char *s, size_t n)
-{
-	char *p = strndup(s, n);
-	if (!p)
-		die(EX_SOFT_, "out of memory");
-	return p;
-}
-
-char *
-xasprintf(const char *fmt, ...)
-{
-	char *p;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vasprintf(&p, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		die(EX_SOFT_, "out of memory");
-	return p;
 }
 
 int

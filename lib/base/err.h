@@ -4,39 +4,38 @@
  *     abx-claim: fatal: unable to open crawls.jsonl: No such file or directory
  *     abx-add: warning: line 3: not a URL: ftp//x
  *
- * err_prog must be set once by main (err_init(argv[0])).  die() prints and
- * exits with the given code from exitcodes.h; only mains call it (the
- * library returns errors: store.h); the *sys variants append
- * strerror(errno).  Messages go to stderr in a single write(2) so that lines
- * from concurrent processes never interleave.
+ * err_prog must be set once by main (err_init(argv[0])).  The *sys variants
+ * append strerror(errno).  Messages go to stderr in a single write(2) so that
+ * lines from concurrent processes never interleave, and a URL or title in
+ * one shows its controls (termsafe.h).  Nothing here exits: the library
+ * returns its errors (store.h).  The fatal message that ends a tool, die(),
+ * is the mains' own (lib/die.h, which cli.h includes); err_vemit() is what
+ * it prints with.  Out-of-memory ends the process in one place, alloc.h,
+ * included here so that every caller of xmalloc and the rest finds them.
  */
 #ifndef ABX_ERR_H
 #define ABX_ERR_H
 
-#include <stdnoreturn.h>
+#include <stdarg.h>
+#include <stdnoreturn.h>   /* the hooks' mains (share/abx/plugins) have noreturn from here */
+
+#include "base/alloc.h"
 
 void err_init(const char *argv0);
 const char *err_prog(void);
 int err_verbose(int set);        /* -v: returns the level; set<0 queries */
 
-noreturn void die(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-noreturn void diesys(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: error: ...": a failure a tool reports and goes on from (the
  * daemon, a pass with other work); it still exits non-zero at the end. */
 void errorx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warnsys(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Out-of-memory is not recoverable in a tool: report and exit 70. */
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t m);
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
-char *xstrndup(const char *s, size_t n);
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: KIND: message" ("prog: message" when kind is ""), and ": " and
+ * strerror(errnum) after it when errnum is not 0: what the calls above and
+ * die() print. */
+void err_vemit(const char *kind, int errnum, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /*
  * Fault injection for the crash tests: when $ABX_TEST_FAULT equals name,

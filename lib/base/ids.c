@@ -4,10 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <unistd.h>
 
 #include "base/clock.h"
-#include "base/config.h"
 #include "base/err.h"
 #include "base/ids.h"
 
@@ -84,39 +82,6 @@ host_valid(const char *s)
 		        *p == '_' || *p == '.' || *p == '-'))
 			return 0;
 	return 1;
-}
-
-int
-host_name(int dfd, char *out, size_t n, char *why, size_t whyn)
-{
-	const char *env = getenv("ABX_HOST");
-	if (env && *env) {
-		if (!host_valid(env)) {
-			snprintf(why, whyn, "ABX_HOST=%.80s: want a host name of 1 to 64 letters, "
-			    "digits, '_', '.' or '-'", env);
-			return -1;
-		}
-		snprintf(out, n, "%s", env);
-		return 0;
-	}
-	if (dfd >= 0) {
-		conf_t c = {0};
-		conf_load_file(&c, dfd, "abx.conf");
-		const conf_ent_t *e = conf_find(&c, "HOST");
-		int bad = e && !host_valid(e->val);
-		if (bad)
-			snprintf(why, whyn, "abx.conf line %d: HOST=%.80s: want a host name of 1 to 64 "
-			    "letters, digits, '_', '.' or '-'", e->line, e->val);
-		else if (e)
-			snprintf(out, n, "%s", e->val);
-		conf_free(&c);
-		if (e)
-			return bad ? -1 : 0;
-	}
-	if (gethostname(out, n - 1) < 0 || !*out)
-		snprintf(out, n, "localhost");
-	out[n - 1] = 0;
-	return 0;
 }
 
 char **

@@ -8,19 +8,9 @@
  * name_valid() accepts plugin and hook names: [A-Za-z0-9_][A-Za-z0-9_.-]*,
  * at most 64 bytes, never "." or "..".
  *
- * Host identity.  The host that a lease, a run mark, a daemon record, a
- * result, the index header and the per-host tick lock (locks/tick@HOST)
- * name is host_name()'s, the one place it is decided:
- *   1. $ABX_HOST, if set and not empty;
- *   2. HOST in DIR/abx.conf (dfd; -1: not read), if set;
- *   3. gethostname(2) ("localhost" if that fails).
- * Several hosts that share a data directory must have distinct names: two
- * containers with one host name set ABX_HOST (or each its own abx.conf
- * HOST, on a directory they do not share the abx.conf of).  A name from 1
- * or 2 must pass host_valid(): 1 to 64 bytes of [A-Za-z0-9_.-], not
- * starting with '.' or '-' (it becomes part of a lock file's name); a bad
- * one makes host_name return -1 with a message in why (the name and where
- * it came from), and out unchanged.  Returns 0.
+ * host_valid() accepts a host name (host.h says where it comes from): 1 to
+ * 64 bytes of [A-Za-z0-9_.-], not starting with '.' or '-' (it becomes part
+ * of a lock file's name).
  */
 #ifndef ABX_IDS_H
 #define ABX_IDS_H
@@ -37,6 +27,5 @@ int name_valid(const char *s);
 char **name_list(const char *list, const char **bad);
 void name_list_free(char **v);
 int host_valid(const char *s);
-int host_name(int dfd, char *out, size_t n, char *why, size_t whyn);
 
 #endif

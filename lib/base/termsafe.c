@@ -1,7 +1,7 @@
 /* termsafe.c — see termsafe.h. */
 #include <string.h>
 
-#include "base/err.h"
+#include "base/alloc.h"
 #include "base/termsafe.h"
 
 /* The length of the valid UTF-8 sequence at p (1 to 4), or 0; its code point in *cp. */

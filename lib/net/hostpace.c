@@ -14,6 +14,7 @@
 #include "base/err.h"
 #include "base/clock.h"
 #include "base/fs.h"
+#include "base/host.h"
 #include "net/hostpace.h"
 #include "base/json.h"
 #include "store/store.h"
@@ -201,7 +202,7 @@ hostpace_take(int dfd, const char *key, const hostpace_t *hp, const char *what, 
 		rec_t run = {0};
 		char iso[ISO_LEN + 1], host[256] = "?", why[256];
 		clock_iso(now, iso);
-		host_name(dfd, host, sizeof host, why, sizeof why);   /* ids.h: ABX_HOST, HOST */
+		host_name(dfd, host, sizeof host, why, sizeof why);   /* host.h: ABX_HOST, HOST */
 		rec_set_str(&run, "state", "running");
 		rec_set_str(&run, "snapshot", what);
 		rec_set_int(&run, "pid", getpid());

@@ -323,10 +323,20 @@ warc_scan(int fd, int out, warc_rec_fn fn, void *arg, int64_t *good_end)
 		return WARC_IOERR;
 	}
 	r->gz = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-	if (r->gz && inflateInit2(&r->z, 15 + 16) != Z_OK)
-		die(70, "zlib: unable to initialise inflate");
-	if (out >= 0 && deflateInit2(&r->d, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		die(70, "zlib: unable to initialise deflate");
+	/* with constant arguments, zlib fails to set a stream up only for want
+	 * of memory: an I/O error to the caller, who fails the pack */
+	if (r->gz && inflateInit2(&r->z, 15 + 16) != Z_OK) {
+		free(r);
+		errno = ENOMEM;
+		return WARC_IOERR;
+	}
+	if (out >= 0 && deflateInit2(&r->d, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		if (r->gz)
+			inflateEnd(&r->z);
+		free(r);
+		errno = ENOMEM;
+		return WARC_IOERR;
+	}
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		rc = WARC_IOERR;
 	buf_t hdr = {0}, peek = {0};

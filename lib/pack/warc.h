@@ -36,7 +36,8 @@
  * could not be read: a truncated gzip member, a missing Content-Length, a
  * file cut short; the whole records before it were given to fn, and
  * *good_end, if not NULL, is where they end), WARC_NOTALIGNED, or
- * WARC_IOERR (errno set).  Header lines are limited to 1 MB a record.
+ * WARC_IOERR (errno set: ENOMEM if zlib could not set up its stream).
+ * It never ends the process.  Header lines are limited to 1 MB a record.
  */
 #ifndef ABX_WARC_H
 #define ABX_WARC_H

@@ -18,6 +18,7 @@
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "base/fs.h"
+#include "base/host.h"
 #include "tick/retention.h"
 #include "store/fscheck.h"
 #include "base/fsretry.h"

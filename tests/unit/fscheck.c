@@ -4,6 +4,7 @@
 #include "base/buf.h"
 #include "store/fscheck.h"
 #include "base/ids.h"
+#include "base/host.h"
 #include "tap.h"
 
 static const char *coherent_vol =
