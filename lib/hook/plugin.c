@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/ids.h"
