@@ -4,8 +4,8 @@
  *
  * A hook is spawned by spawn() (spawn.h: the one policy of every child,
  * fds, signals, environment) as the leader of a new session and process
- * group, whatever the caller's session says: the deadlines below kill its
- * group.  The caller gives its cwd (cwdfd), stdout and stderr.
+ * group, whatever sp->session says: the deadlines below kill its group.
+ * The caller gives its cwd (cwdfd), stdout and stderr.
  *
  * Deadlines (monotonic clock):
  *   1. at start + timeout (none if timeout is 0), SIGTERM to the group;
