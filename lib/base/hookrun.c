@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,33 +30,6 @@ proc_pidfd(pid_t pid)
 #endif
 }
 
-void
-spawn_setup(posix_spawnattr_t *a, posix_spawn_file_actions_t *fa, int outfd, int errfd)
-{
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	sigdelset(&all, SIGKILL);
-	sigdelset(&all, SIGSTOP);
-#ifdef __GLIBC__
-	/* glibc's sigfillset leaves out the two real-time signals it keeps
-	 * for itself (32, 33), and its posix_spawn then sets them to SIG_IGN
-	 * in the child, which execve keeps: name them by hand */
-	for (int sig = 32; sig < SIGRTMIN; sig++) {
-		size_t w = 8 * sizeof all.__val[0];
-		all.__val[(sig - 1) / w] |= 1UL << ((sig - 1) % w);
-	}
-#endif
-	posix_spawnattr_init(a);
-	posix_spawnattr_setflags(a, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setsigmask(a, &none);
-	posix_spawnattr_setsigdefault(a, &all);
-	posix_spawn_file_actions_init(fa);
-	posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(fa, outfd, 1);
-	posix_spawn_file_actions_adddup2(fa, errfd, 2);
-}
-
 int
 proc_spawn(proc_t *p, const spawn_t *sp, long timeout)
 {
@@ -65,16 +37,11 @@ proc_spawn(proc_t *p, const spawn_t *sp, long timeout)
 	p->pidfd = -1;
 	p->timeout = timeout > 0 ? timeout : 0;
 	p->grace = p->timeout && p->timeout < GRACE_MAX ? p->timeout : GRACE_MAX;
-	posix_spawnattr_t a;
-	posix_spawn_file_actions_t fa;
-	spawn_setup(&a, &fa, sp->outfd, sp->errfd);
-	posix_spawn_file_actions_addfchdir_np(&fa, sp->cwdfd);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	spawn_t leader = *sp;
+	leader.session = 1;
 	p->started = clock_now();
 	p->t0 = clock_mono();
-	int rc = posix_spawn(&p->pid, sp->path, &fa, &a, sp->argv, sp->envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&a);
+	int rc = spawn(&leader, &p->pid);
 	if (rc) {
 		p->state = PROC_DONE;
 		p->ended = clock_now();
@@ -327,9 +294,5 @@ proc_exit_code(const proc_t *p)
 {
 	if (p->status == -1 || p->why == WHY_TIMEOUT || p->why == WHY_INTERRUPTED || p->why == WHY_LIMIT)
 		return -1;
-	if (WIFEXITED(p->status))
-		return WEXITSTATUS(p->status);
-	if (WIFSIGNALED(p->status))
-		return 128 + WTERMSIG(p->status);
-	return -1;
+	return spawn_code(p->status);
 }

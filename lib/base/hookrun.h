@@ -2,11 +2,10 @@
  * hookrun.h — one hook process: spawn it, enforce its deadline, stop it,
  * and reap it together with everything it left in its process group.
  *
- * A hook is spawned with posix_spawn(3) — execve of its own path with the
- * given argv and environment, never a shell — as the leader of a new
- * session and process group (POSIX_SPAWN_SETSID), with its cwd set from a
- * directory fd, stdin /dev/null, stdout and stderr to the given fds, every
- * other fd closed, an empty signal mask and every signal at its default.
+ * A hook is spawned by spawn() (spawn.h: the one policy of every child,
+ * fds, signals, environment) as the leader of a new session and process
+ * group, whatever sp->session says: the deadlines below kill its group.
+ * The caller gives its cwd (cwdfd), stdout and stderr.
  *
  * Deadlines (monotonic clock):
  *   1. at start + timeout (none if timeout is 0), SIGTERM to the group;
@@ -28,10 +27,11 @@
 #ifndef ABX_HOOKRUN_H
 #define ABX_HOOKRUN_H
 
-#include <spawn.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "base/spawn.h"
 
 enum { PROC_RUN, PROC_TERM, PROC_KILL, PROC_DONE, PROC_DETACHED };
 enum { WHY_NONE, WHY_TIMEOUT, WHY_STOPPED, WHY_INTERRUPTED, WHY_LIMIT };
@@ -48,20 +48,9 @@ typedef struct {
 	int64_t t0, deadline;   /* monotonic µs; deadline 0: none */
 } proc_t;
 
-typedef struct {
-	const char *path;
-	char *const *argv;
-	char *const *envp;
-	int cwdfd;              /* directory fd for the cwd */
-	int outfd, errfd;       /* stdout, stderr */
-} spawn_t;
-
-/* 0, or an errno value (ENOENT, EACCES, ENOEXEC ...) if it did not start. */
+/* Spawn sp (spawn.h) in its own session: 0, or an errno value (ENOENT,
+ * EACCES, ENOEXEC ...) if it did not start. */
 int proc_spawn(proc_t *p, const spawn_t *sp, long timeout);
-/* The spawn attributes every child of ours gets: its own session, default
- * signal dispositions, an empty mask, stdin /dev/null, stdout and stderr
- * on outfd and errfd.  The caller adds its chdir, then closefrom(3). */
-void spawn_setup(posix_spawnattr_t *a, posix_spawn_file_actions_t *fa, int outfd, int errfd);
 
 /* SIGTERM to the group now, SIGKILL after the grace. */
 void proc_stop(proc_t *p, int why);

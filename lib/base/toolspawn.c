@@ -1,15 +1,12 @@
 /* toolspawn.c — see toolspawn.h. */
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/spawn.h"
 #include "base/toolspawn.h"
 
 extern char **environ;
@@ -61,20 +58,6 @@ child_env(char *const env[])
 	return e;
 }
 
-void
-tool_spawnattr(posix_spawnattr_t *a)
-{
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	sigdelset(&all, SIGKILL);
-	sigdelset(&all, SIGSTOP);
-	posix_spawnattr_init(a);
-	posix_spawnattr_setflags(a, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setsigmask(a, &none);
-	posix_spawnattr_setsigdefault(a, &all);
-}
-
 int
 tool_spawn(const char *path, char *const argv[], char *const env[], int out, int lease_fd,
     const char *id, pid_t *pid)
@@ -86,19 +69,7 @@ tool_spawn(const char *path, char *const argv[], char *const env[], int out, int
 		extra[ne] = env[ne];
 		ne++;
 	}
-	/* the lease and the pipe above the fds they are put on (0 to 3): a
-	 * dup2 onto itself would keep close-on-exec, and one dup2 could
-	 * overwrite the other's source */
-	int lfd = lease_fd, ofd = out;
-	if (out <= 3 && (ofd = fcntl(out, F_DUPFD_CLOEXEC, 4)) < 0)
-		return errno;
 	if (lease_fd >= 0) {
-		if (lease_fd <= 3 && (lfd = fcntl(lease_fd, F_DUPFD_CLOEXEC, 4)) < 0) {
-			int e = errno;
-			if (ofd != out)
-				close(ofd);
-			return e;
-		}
 		snprintf(lease_env, sizeof lease_env, "ABX_LEASE_FD=3");
 		snprintf(id_env, sizeof id_env, "ABX_ID=%s", id ? id : "");
 		extra[ne++] = lease_env;
@@ -106,24 +77,12 @@ tool_spawn(const char *path, char *const argv[], char *const env[], int out, int
 	}
 	extra[ne] = NULL;
 	char **envp = child_env(extra);
-
-	posix_spawnattr_t a;
-	posix_spawn_file_actions_t fa;
-	tool_spawnattr(&a);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, ofd, 1);
-	if (lfd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, lfd, 3);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addclosefrom_np(&fa, lfd >= 0 ? 4 : 3);
-	int rc = strchr(path, '/') ? posix_spawn(pid, path, &fa, &a, argv, envp)
-	                           : posix_spawnp(pid, path, &fa, &a, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&a);
+	spawn_t sp;
+	spawn_init(&sp, path, argv, envp);
+	sp.fd[1] = out;
+	if (lease_fd >= 0)
+		sp.fd[3] = lease_fd, sp.nfd = 4;
+	int rc = spawn(&sp, pid);
 	free(envp);
-	if (lfd != lease_fd)
-		close(lfd);
-	if (ofd != out)
-		close(ofd);
 	return rc;
 }

@@ -2,20 +2,20 @@
  * toolspawn.h — start one of the toolkit's own tools (abx-hook) as a
  * worker: a fresh process image, exec'd, never forked from a running tool.
  *
- * A worker gets exactly:
+ * A worker is started by spawn() (spawn.h: the one policy of every
+ * child), and gets exactly:
  *   fd 0  /dev/null
  *   fd 1  out (a pipe to the caller: the records it prints)
  *   fd 2  the caller's stderr
  *   fd 3  the item's lease (flock on locks/<id>), named by $ABX_LEASE_FD=3
  *         and $ABX_ID (lease.h: lease_inherited)
- * and no other descriptor: everything from 4 up is closed in the child
- * (closefrom), whatever its close-on-exec flag, so neither the store lock,
- * nor the index, nor the pipes and leases of sibling workers reach it.
- * Every signal is at its default and none is blocked (an abx-tick started
- * with SIGCHLD ignored does not hand that on).  It stays in the caller's
- * process group: a kill of the group reaches it, a kill of the caller alone
- * does not (the worker then finishes, or stops at $ABX_PARENT_PID's death
- * if it asks the kernel to tell it: PR_SET_PDEATHSIG).
+ * and no other descriptor, so neither the store lock, nor the index, nor
+ * the pipes and leases of sibling workers reach it.  Every signal is at its
+ * default and none is blocked (an abx-tick started with SIGCHLD ignored
+ * does not hand that on).  It stays in the caller's process group: a kill
+ * of the group reaches it, a kill of the caller alone does not (the worker
+ * then finishes, or stops at $ABX_PARENT_PID's death if it asks the kernel
+ * to tell it: PR_SET_PDEATHSIG).
  *
  * The tool is looked for beside the running executable (/proc/self/exe),
  * then in $PATH: an installed abx-tick runs the abx-hook installed with it.
@@ -23,17 +23,11 @@
 #ifndef ABX_TOOLSPAWN_H
 #define ABX_TOOLSPAWN_H
 
-#include <spawn.h>
 #include <sys/types.h>
 
 /* The path of tool `name` (malloc'd): beside /proc/self/exe if there, else
  * the bare name (looked up in $PATH when spawned). */
 char *tool_path(const char *name);
-/* Spawn attributes for a clean child: every signal at its default, none
- * blocked (the caller destroys them).  tool_spawn() uses them; so does any
- * other program abx starts (curl for robots.txt). */
-void tool_spawnattr(posix_spawnattr_t *a);
-
 /*
  * Spawn path with argv; env: NULL-terminated "K=V" strings that replace or
  * add to the environment (the lease's $ABX_LEASE_FD and $ABX_ID are set

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +12,7 @@
 
 #include "hook/binary.h"
 #include "base/jsonline.h"
-#include "base/hookrun.h"
+#include "base/spawn.h"
 #include "base/clock.h"
 #include "base/err.h"
 #include "base/ids.h"
@@ -236,15 +235,11 @@ binary_version(const char *abspath)
 		return NULL;
 	char *argv[] = {(char *)abspath, "--version", NULL};
 	char *envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", "LC_ALL=C", NULL};
-	posix_spawnattr_t a;
-	posix_spawn_file_actions_t fa;
-	spawn_setup(&a, &fa, pfd[1], pfd[1]);
-	posix_spawn_file_actions_addchdir_np(&fa, "/");
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	spawn_t sp;
+	spawn_init(&sp, abspath, argv, envp);
+	sp.fd[1] = sp.fd[2] = pfd[1], sp.cwd = "/", sp.session = 1;
 	pid_t pid;
-	int rc = posix_spawn(&pid, abspath, &fa, &a, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&a);
+	int rc = spawn(&sp, &pid);
 	close(pfd[1]);
 	if (rc) {
 		close(pfd[0]);

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/spawn.h"
 #include "hook/hookcurl.h"
 #include "hook/hookenv.h"
 
@@ -127,11 +127,9 @@ hook_curl_run(const char *url, const char *const args[], long timeout, int fd3, 
 	v[n++] = u;
 	v[n] = NULL;
 
-	int out = hook_tmpfile(), err = hook_tmpfile(), three = -1;
-	if (fd3 >= 0)
-		three = fcntl(fd3, F_DUPFD_CLOEXEC, 10);   /* never 3 itself: dup2 must copy it */
+	int out = hook_tmpfile(), err = hook_tmpfile();
 	int rc = -1;
-	if (out < 0 || err < 0 || (fd3 >= 0 && three < 0)) {
+	if (out < 0 || err < 0) {
 		snprintf(r->why, sizeof r->why, "cannot make a temp file in %s: %s",
 		    getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", strerror(errno));
 		goto out;
@@ -142,28 +140,13 @@ hook_curl_run(const char *url, const char *const args[], long timeout, int fd3, 
 	sigaddset(&wait_set, SIGINT);
 	sigaddset(&wait_set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &wait_set, &old);
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, out, 1);
-	posix_spawn_file_actions_adddup2(&fa, err, 2);
-	if (three >= 0)
-		posix_spawn_file_actions_adddup2(&fa, three, 3);
-	posix_spawnattr_init(&at);
-	sigset_t none, dfl;
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGTERM);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGPIPE);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &dfl);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	spawn_t sp;
+	spawn_init(&sp, bin, (char *const *)v, environ);
+	sp.fd[1] = out, sp.fd[2] = err;
+	if (fd3 >= 0)
+		sp.fd[3] = fd3, sp.nfd = 4;
 	pid_t pid;
-	int e = posix_spawnp(&pid, bin, &fa, &at, (char *const *)v, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	int e = spawn(&sp, &pid);
 	if (e) {
 		snprintf(r->why, sizeof r->why, "unable to run %s: %s", bin, strerror(e));
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -182,7 +165,7 @@ hook_curl_run(const char *url, const char *const args[], long timeout, int fd3, 
 			kill(pid, SIGTERM);
 		}
 	}
-	rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	rc = spawn_code(st);
 	/* a signal that came as curl ended */
 	sigset_t pend;
 	if (!r->sig && sigpending(&pend) == 0)
@@ -194,8 +177,6 @@ out:
 		close(out);
 	if (err >= 0)
 		close(err);
-	if (three >= 0)
-		close(three);
 	free(u);
 	free(v);
 	return rc;

@@ -12,11 +12,13 @@
  * and the URL's spaces sent as %20 (curl refuses a URL with a space; a
  * browser sends %20) and its trailing newlines dropped.
  *
- * curl's stdin is /dev/null; its stdout and stderr are unlinked temp files
- * (hook_tmpfile), read back into r->out and r->err when it has exited; if
- * fd3 >= 0 it is curl's descriptor 3, so that an ARG can name /dev/fd/3
- * (--output, --dump-header) and nothing is left behind by a kill.  Nothing
- * else of ours is open in curl.
+ * curl is started by spawn() (spawn.h: every signal at its default, none
+ * blocked, in the hook's process group), its stdin /dev/null; its stdout
+ * and stderr are unlinked temp files (hook_tmpfile), read back into
+ * r->out and r->err when it has exited; if fd3 >= 0 it is curl's
+ * descriptor 3, so that an ARG can name /dev/fd/3 (--output,
+ * --dump-header) and nothing is left behind by a kill.  Nothing else of
+ * ours is open in curl.
  *
  * SIGTERM and SIGINT are blocked from the start (hook_curl_block, the
  * first thing a hook's main does) and waited for with curl's exit

@@ -180,7 +180,9 @@ run_spawn(phase_t *ph, run_t *r, conf_t *pc, long timeout)
 	}
 	free(interp);
 	char **envp = conf_envp(pc);
-	spawn_t sp = {r->h->path, r->argv, envp, r->cwdfd, r->outfd, r->errfd};
+	spawn_t sp;
+	spawn_init(&sp, r->h->path, r->argv, envp);
+	sp.fd[1] = r->outfd, sp.fd[2] = r->errfd, sp.cwdfd = r->cwdfd;
 	r->spawn_err = proc_spawn(&r->p, &sp, timeout);
 	conf_envp_free(envp);
 	fault_point("hook-after-spawn");   /* the mark and ABX_RUN find it */

@@ -3,12 +3,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -18,7 +16,7 @@
 #include "base/json.h"
 #include "net/robots.h"
 #include "store/store.h"
-#include "base/toolspawn.h"
+#include "base/spawn.h"
 
 extern char **environ;
 
@@ -172,20 +170,13 @@ fetch(const char *curl, const char *ua, const char *url, int fd)
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return 0;
 	/* stdio only, every signal at its default: nothing of the tick's */
-	posix_spawnattr_t a;
-	posix_spawn_file_actions_t fa;
-	tool_spawnattr(&a);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fd, 1);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	char *argv[] = {(char *)curl, "-s", "--max-time", "5", "--max-filesize", "512000", "--proto",
 	    "=http,https", "-A", (char *)ua, "-w", "%{stderr}%{http_code}", "--", (char *)url, NULL};
+	spawn_t sp;
+	spawn_init(&sp, curl, argv, environ);
+	sp.fd[1] = fd, sp.fd[2] = pfd[1];
 	pid_t pid;
-	int rc = posix_spawnp(&pid, curl, &fa, &a, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&a);
+	int rc = spawn(&sp, &pid);
 	close(pfd[1]);
 	if (rc != 0) {
 		close(pfd[0]);
@@ -198,11 +189,8 @@ fetch(const char *curl, const char *ua, const char *url, int fd)
 	     ((got = read(pfd[0], out + n, sizeof out - 1 - n)) > 0 || (got < 0 && errno == EINTR));)
 		n += got > 0 ? (size_t)got : 0;
 	close(pfd[0]);
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
 	out[n] = 0;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? atoi(out) : 0;
+	return spawn_wait(pid) == 0 ? atoi(out) : 0;
 }
 
 int

@@ -32,19 +32,17 @@
  * by SIGTERM" (exit 143) or "by SIGINT" (130).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/spawn.h"
 #include "hook/hookcurl.h"
 #include "hook/hookenv.h"
 
@@ -99,41 +97,24 @@ icon_of(const char *base, int page, buf_t *out)
 	*sl = 0;
 	char *parser = xasprintf("%s/../parse_html_urls/on_Snapshot__75_parse_html_urls.bin", self);
 	char *urlarg = xasprintf("--url=%s", base);
-	int res = hook_tmpfile(), three = page >= 0 ? fcntl(page, F_DUPFD_CLOEXEC, 10) : -1;
-	if (access(parser, X_OK) == 0 && res >= 0 && three >= 0) {
+	int res = hook_tmpfile();
+	if (access(parser, X_OK) == 0 && res >= 0 && page >= 0) {
+		/* stderr /dev/null, the page on 3; spawn.h: our blocked
+		 * signals and ignored SIGPIPE are not the parser's */
 		char *argv[] = {parser, "--icon", urlarg, "--html=/dev/fd/3", NULL};
-		posix_spawn_file_actions_t fa;
-		posix_spawn_file_actions_init(&fa);
-		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-		posix_spawn_file_actions_adddup2(&fa, res, 1);
-		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-		posix_spawn_file_actions_adddup2(&fa, three, 3);
-		posix_spawnattr_t at;
-		posix_spawnattr_init(&at);
-		/* our blocked signals and ignored SIGPIPE are not the parser's */
-		sigset_t none, dfl;
-		sigemptyset(&none);
-		sigemptyset(&dfl);
-		sigaddset(&dfl, SIGPIPE);
-		posix_spawnattr_setsigmask(&at, &none);
-		posix_spawnattr_setsigdefault(&at, &dfl);
-		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+		spawn_t sp;
+		spawn_init(&sp, parser, argv, environ);
+		sp.fd[1] = res, sp.fd[2] = SPAWN_NULL, sp.fd[3] = page, sp.nfd = 4;
 		pid_t pid;
-		int st = 0;
-		if (posix_spawn(&pid, parser, &fa, &at, argv, environ) == 0) {
-			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-				;
+		if (spawn(&sp, &pid) == 0) {
+			spawn_wait(pid);
 			hook_slurp(res, out, 0);
 			while (out->len && out->p[out->len - 1] == '\n')
 				out->p[--out->len] = 0;
 		}
-		posix_spawn_file_actions_destroy(&fa);
-		posix_spawnattr_destroy(&at);
 	}
 	if (res >= 0)
 		close(res);
-	if (three >= 0)
-		close(three);
 	free(parser);
 	free(urlarg);
 }

@@ -17,9 +17,9 @@
  *    with "-": "failed".  Not http(s): "skipped".  The timeout is
  *    WGET_TIMEOUT, else TIMEOUT, else 60 (seconds, a positive integer).
  * 2. Hold an exclusive flock(2) on the cwd until exit, inherited by wget
- *    (so it outlives us if we are killed): parse_html_urls and hashes wait
- *    for a shared one before they read what we wrote.  Held by another:
- *    "skipped".
+ *    as its fd 3 (so it outlives us if we are killed): parse_html_urls and
+ *    hashes wait for a shared one before they read what we wrote.  Held
+ *    by another: "skipped".
  * 3. Run $WGET_BINARY (default wget, looked up in PATH) with WGET_ARGS (a
  *    JSON array, else words split at spaces; default: the config.json
  *    beside this program), then --reject-regex=<zones> (below), WGET_ARGS_EXTRA,
@@ -27,9 +27,10 @@
  *    CHECK_SSL_VALIDITY is false, --load-cookies=COOKIES_FILE if that is
  *    readable, and unless WGET_SAVE_WARC is false (unset is true; the empty
  *    string is false) --warc-file=warc/<unix time> --warc-cdx (warc/ is
- *    created); then "--" and the URL.  wget's stdin is /dev/null, its
- *    stdout our stderr, its stderr (its log) read by us through a pipe and
- *    copied to our stderr as it comes.  wget's environment is ours with
+ *    created); then "--" and the URL.  wget is started by spawn()
+ *    (spawn.h: nothing of ours but the fds named here, every signal at its
+ *    default), its stdin /dev/null, its stdout our stderr, its stderr (its
+ *    log) read by us through a pipe and copied to our stderr as it comes.  wget's environment is ours with
  *    glibc's malloc told not to give memory back while wget runs
  *    (WGET_MALLOC_TUNABLES, below): GLIBC_TUNABLES gets it in front of
  *    any value it has, so a person's own settings still win, and with
@@ -59,19 +60,18 @@
 #include <poll.h>
 #include <regex.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/spawn.h"
 #include "hook/hookenv.h"
 #include "base/json.h"
 #include "net/netzone.h"
@@ -444,8 +444,8 @@ main(int argc, char **argv)
 		done(v.status, v.out, v.err);
 	long timeout = hook_timeout("WGET_TIMEOUT");
 
-	/* 2. the lock, inherited by wget (no O_CLOEXEC) */
-	int lockfd = open(".", O_RDONLY | O_DIRECTORY);
+	/* 2. the lock, inherited by wget (its fd 3) */
+	int lockfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (lockfd < 0) {
 		snprintf(msg, sizeof msg, "cannot open the current directory: %s", strerror(errno));
 		done("failed", msg, msg);
@@ -504,8 +504,7 @@ main(int argc, char **argv)
 	wlog.compiled = 1;
 	/* SIGTERM and SIGINT are blocked but for ppoll in read_log: one that
 	 * comes before wget starts or between two reads is not missed */
-	sigset_t none, stop;
-	sigemptyset(&none);
+	sigset_t stop;
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGINT);
@@ -513,30 +512,19 @@ main(int argc, char **argv)
 	if (got_signal)
 		interrupted("interrupted");
 
-	/* wget: stdin /dev/null, stdout our stderr, stderr the pipe */
+	/* wget: stdin /dev/null, stdout our stderr, stderr the pipe, the lock */
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		snprintf(msg, sizeof msg, "cannot make a pipe: %s", strerror(errno));
 		done("failed", msg, msg);
 	}
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, 2, 1);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
-	posix_spawnattr_init(&at);
-	sigset_t dfl = stop;
-	sigaddset(&dfl, SIGPIPE);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &dfl);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	wget_malloc_env();
 	wget_tls_env();
+	spawn_t sp;
+	spawn_init(&sp, bin, cmd.v, environ);
+	sp.fd[1] = 2, sp.fd[2] = pfd[1], sp.fd[3] = lockfd, sp.nfd = 4;
 	pid_t pid;
-	int e = posix_spawnp(&pid, bin, &fa, &at, cmd.v, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	int e = spawn(&sp, &pid);
 	close(pfd[1]);
 	if (e) {
 		close(pfd[0]);
@@ -547,10 +535,7 @@ main(int argc, char **argv)
 
 	read_log(pfd[0], pid, &wlog);
 	close(pfd[0]);
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	int rc = spawn_wait(pid);
 	if (got_signal)
 		interrupted("wget interrupted");
 
