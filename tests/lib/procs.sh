@@ -11,7 +11,9 @@
 #                         program is NAME (/proc/PID/comm, as `ps -o comm`:
 #                         at most 15 characters).  Zombies have neither, so
 #                         they are not listed; nor are the caller and its
-#                         own subshells (the shells above this one).
+#                         own subshells (the shells above this one), but a
+#                         command beside it in a pipeline is, if it runs in
+#                         DIR: give NAME, or call it alone.
 #   none_in DIR [NAME]    true if procs_in DIR NAME lists nothing
 #
 # DIR is the test's own: $T or a directory under it (tap.sh makes $T with
