@@ -14,6 +14,8 @@
 . "$(dirname "$0")/lib/tap.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/httpd.sh
 . "$(dirname "$0")/lib/httpd.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/procs.sh
+. "$(dirname "$0")/lib/procs.sh"
 
 PLUG=$SHARE/abx/plugins
 TH=$PLUG/title/on_Snapshot__10_title.bin
@@ -121,21 +123,28 @@ is "$((0x${sigign:-1000} & 0x1000))" 0 "favicon: and SIGPIPE, which the hook ign
 mkdir -p "$T/s1"
 (cd "$T/s1" && exec env TMPDIR="$T/tmp" "$TH" --url="$BASE/slow?s=30" >"$T/out" 2>"$T/err") &
 pid=$!
-slow() { pgrep -f "^[^ ]*curl .*slow[?]s=$1" >/dev/null; }
-ok "title: curl is fetching a slow page" wait_for 10 slow 30
+# slow DIR S: a curl of the hook run in $T/DIR (its working directory) is
+# fetching $BASE/slow?s=S
+slow() {
+	for _p in $(procs_in "$T/$1" curl); do
+		tr '\0' '\n' <"/proc/$_p/cmdline" 2>/dev/null | grep -q "slow[?]s=$2" && return 0
+	done
+	return 1
+}
+ok "title: curl is fetching a slow page" wait_for 10 slow s1 30
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
 is "$rc $(field output_str)" "143 interrupted by SIGTERM" "title: SIGTERM gives a failed result, exit 143"
-gone() { ! slow "$1"; }
-ok "title: and curl is gone" wait_for 5 gone 30
+gone() { ! slow "$1" "$2"; }
+ok "title: and curl is gone" wait_for 5 gone s1 30
 mkdir -p "$T/s2"
 (cd "$T/s2" && exec env TMPDIR="$T/tmp" "$HH" --url="$BASE/slow?s=31" >"$T/out" 2>"$T/err") &
 pid=$!
-wait_for 10 slow 31
+wait_for 10 slow s2 31
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
-pkill -f "slow[?]s=31"
+for p in $(procs_in "$T/s2" curl); do kill "$p"; done
 is "$(ls -A "$T/tmp")" "" "headers: a kill -9 mid-fetch leaves nothing in TMPDIR (unlinked temp files)"
 
 done_testing

@@ -11,6 +11,8 @@
 . "$(dirname "$0")/lib/tap.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/httpd.sh
 . "$(dirname "$0")/lib/httpd.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/procs.sh
+. "$(dirname "$0")/lib/procs.sh"
 
 PLUG=$SHARE/abx/plugins
 WH=$PLUG/wget/on_Snapshot__06_wget.finite.bg.bin
@@ -108,11 +110,11 @@ hk=$!
 wait_for 5 grep -q 'slow' "$T/requests.log"
 kill -KILL "$hk"
 wait "$hk" 2>/dev/null
-held() { ! flock -n "$T/f/wget" true; }
+held() { ! flock -n "$T/f/wget" true && ! none_in "$T/f" wget; }
 ok "after kill -9 of the hook, the wget it started still holds the directory's lock" held
 free() { flock -n "$T/f/wget" true; }
 ok "and once wget has ended the lock is free" wait_for 15 free
-ok "no wget is left behind" wait_for 15 sh -c "! pgrep -f 'slow[?]s=2' >/dev/null"
+ok "no wget is left behind" wait_for 15 none_in "$T/f" wget
 
 # parse_html_urls waits for the wget hook's lock, up to 80% of its timeout
 mkdir -p "$T/g/wget/127.0.0.1+$HTTPD_PORT/site" "$T/g/parse_html_urls"

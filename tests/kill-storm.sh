@@ -15,6 +15,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/httpd.sh"
 . "$(dirname "$0")/lib/tick-lib.sh"
+. "$(dirname "$0")/lib/procs.sh"
 pages=${ABX_STORM_PAGES:-63}
 kills=${ABX_STORM_KILLS:-25}
 seed=${ABX_STORM_SEED:-$$}
@@ -119,8 +120,7 @@ failed3=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r 'select(.notes // "" | test
 diag "$failed3 pages were given up after three killed workers"
 ok "no abx process is left" no_abx
 [ -n "${ABX_STORM_KEEP:-}" ] && cp -a "$D" "$ABX_STORM_KEEP"
-no_hooks() { ! pgrep -f "wget.*127.0.0.1:$HTTPD_PORT" >/dev/null; }
-ok "no hook is left" no_hooks
-pgrep -af "wget.*127.0.0.1:$HTTPD_PORT" | sed 's/^/# left: /'
-for p in $(pgrep -f "wget.*127.0.0.1:$HTTPD_PORT"); do ps -o pid,ppid,pgid,sid,etime,stat,cmd -p "$p" | sed 's/^/# /'; done
+# a hook's wget runs in the snapshot's directory, under $D
+ok "no hook is left" none_in "$D" wget
+for p in $(procs_in "$D" wget); do ps -o pid,ppid,pgid,sid,etime,stat,cmd -p "$p" | sed 's/^/# left: /'; done
 done_testing

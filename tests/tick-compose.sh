@@ -7,6 +7,7 @@
 # pass goes on with the others.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/tick-lib.sh"
+. "$(dirname "$0")/lib/procs.sh"
 
 # a hook that sleeps 0.2 s for a "fast" URL, 4 s for a "slow" one, and
 # otherwise records its pid and its parent's and waits for $T/go (at most
@@ -31,8 +32,9 @@ EOF
 	export ABX_PLUGINS_DIR
 }
 probe_plugin
-workers() { pgrep -f 'abx-hook .*--family Snapshot' >/dev/null; }
-no_workers() { ! workers; }
+# the workers of this section's data directory $D (abx-hook -d $D ...)
+workers() { ! none_in "$D" abx-hook; }
+no_workers() { none_in "$D" abx-hook; }
 
 # ---- 1. a worker is a clean process image
 D=$T/d1

@@ -5,8 +5,8 @@ LAYOUT states it.
     python3 tests/lib/layers.py OBJDIR [--draw]
 
 OBJDIR is where the library's objects were built (lib/ for make, build/asan/lib
-for make check).  Who calls whom is read with nm(1): an object that leaves a
-symbol undefined calls the object that defines it.  A module is a header's
+for make check).  Who calls whom is read with nm(1), run once over them all: an
+object that leaves a symbol undefined calls the object that defines it.  A module is a header's
 files: X.c with its own X.h, and the files that share an X_int.h (store.c,
 index.c, journal.c, storelean.c are the store).  The folders are layers, from
 the bottom:
@@ -64,24 +64,36 @@ def layer(mod):
     return LAYERS.index(folder) if folder in LAYERS else -1
 
 
-def nm(obj, flags):
-    r = subprocess.run(["nm"] + flags + [obj], capture_output=True, text=True)
+def nm(objs):
+    """The global symbols of each object, read by one nm(1) over them all:
+    {object: (defined, undefined)}.  Undefined are nm's U, w and v (what
+    nm -u lists); the others are defined (nm -g --defined-only)."""
+    r = subprocess.run(["nm", "-A", "-g"] + objs, capture_output=True, text=True)
     if r.returncode != 0:
-        raise SystemExit("layers.py: nm %s failed: %s" % (obj, r.stderr.strip()))
-    return [ln.split()[-1] for ln in r.stdout.splitlines() if ln.strip()]
+        raise SystemExit("layers.py: nm failed: %s" % r.stderr.strip())
+    out = {o: ([], []) for o in objs}
+    for ln in r.stdout.splitlines():
+        obj, _, rest = ln.partition(":")
+        f = rest.split()
+        if obj not in out or len(f) < 2:
+            continue
+        out[obj][1 if f[-2] in ("U", "w", "v") else 0].append(f[-1])
+    return out
 
 
 def graph(objdir):
     srcs = sources()
     mod = {s: module_of(s) for s in srcs}
-    defs, undef = {}, {}
-    for s in srcs:
-        o = os.path.join(objdir, s + ".o")
+    objs = [os.path.join(objdir, s + ".o") for s in srcs]
+    for o in objs:
         if not os.path.exists(o):
             raise SystemExit("layers.py: %s is not built (make first)" % o)
-        for sym in nm(o, ["-g", "--defined-only"]):
+    syms = nm(objs)
+    defs, undef = {}, {}
+    for s, o in zip(srcs, objs):
+        for sym in syms[o][0]:
             defs[sym] = s
-        undef[s] = nm(o, ["-u"])
+        undef[s] = syms[o][1]
     edges = {}      # module -> {module: [symbols]}
     exits = {}
     for s in srcs:
