@@ -3,8 +3,8 @@
 # started again and again on one data directory and killed at random
 # moments, each time one of: its main pid alone, one of its workers alone,
 # its whole process group, the daemon.  After every kill, once the killed
-# run's last abx process has exited, the store must be free within a
-# second.  Then abx-tick alone finishes the crawl, and:
+# run's last abx process has exited, the store lock must be free at
+# once (flock -n), and abx-tick -n must run.  Then abx-tick alone finishes the crawl, and:
 #   every page is sealed, each once; no URL has two snapshots; no hook's
 #   result is recorded twice; every JSONL line is valid JSON; no abx
 #   process and no hook is left.
@@ -43,8 +43,7 @@ abx_procs() { pgrep -f "abx-(tick|hook) .*-d $D" 2>/dev/null | grep -v "^$$\$"; 
 no_abx() { [ -z "$(abx_procs)" ]; }
 sealed_all() { [ "$(abx-ls -d "$D" "$C" | jq -r .status)" = sealed ]; }
 
-slow_waits=0
-worst=0
+busy=0
 k=0
 modes="main worker group daemon"
 while [ "$k" -lt "$kills" ] && ! sealed_all; do
@@ -75,19 +74,18 @@ while [ "$k" -lt "$kills" ] && ! sealed_all; do
 	echo "$mode" >>"$T/modes"
 	# the killed run's last abx process (orphaned workers finish or stop)
 	wait_for 60 no_abx || { fail "kill $k ($mode): abx processes still alive after 60 s"; abx_procs; }
-	t0=$(date +%s%N)
-	if ! timeout 5 flock -w 4 "$D/locks/store.lock" true; then
-		fail "kill $k ($mode): the store lock is still held 4 s after the last abx process exited"
+	# no abx process is left, so nothing may hold the store lock: it is
+	# free at once (flock -n), not after some wait
+	if ! flock -n "$D/locks/store.lock" true; then
+		busy=$((busy + 1))
+		diag "kill $k ($mode): the store lock is held with no abx process alive"
 	fi
 	timeout 5 abx-tick -d "$D" -n >/dev/null 2>&1
 	rc=$?
 	[ "$rc" -le 1 ] || fail "kill $k ($mode): abx-tick -n exited $rc"
-	ms=$((($(date +%s%N) - t0) / 1000000))
-	[ "$ms" -gt "$worst" ] && worst=$ms
-	[ "$ms" -gt 1000 ] && slow_waits=$((slow_waits + 1))
 done
-diag "$k kills ($(sort "$T/modes" | uniq -c | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2}')); the slowest store access after a kill took $worst ms"
-is "$slow_waits" 0 "after every kill the store was free within a second"
+diag "$k kills ($(sort "$T/modes" | uniq -c | awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2}'))"
+is "$busy" 0 "after every kill the store lock was free as soon as the last abx process was gone"
 
 # -- abx-tick alone finishes the crawl; a snapshot whose worker was killed
 # waits a minute before its retry, so each further pass runs ten minutes
