@@ -4,7 +4,8 @@
 # moments, each time one of: its main pid alone, one of its workers alone,
 # its whole process group, the daemon.  After every kill, once the killed
 # run's last abx process has exited, the store lock must be free at
-# once (flock -n), and abx-tick -n must run.  Then abx-tick alone finishes the crawl, and:
+# once (flock -n), and abx-tick -n must run.  Then abx-tick alone
+# finishes the crawl, and:
 #   every page is sealed, each once; no URL has two snapshots; no hook's
 #   result is recorded twice; every JSONL line is valid JSON; no abx
 #   process and no hook is left.
