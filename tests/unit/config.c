@@ -1,5 +1,5 @@
 /*
- * Unit tests of lib/config's value parsers and settings_check(): strict,
+ * Unit tests of lib/base/config's value parsers and settings_check(): strict,
  * overflow-safe, and a bad value named with where it came from.
  */
 #include <fcntl.h>

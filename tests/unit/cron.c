@@ -1,5 +1,5 @@
 /*
- * Unit tests of lib/schedule: cron_parse and cron_next on fixed times.
+ * Unit tests of lib/base/cron: cron_parse and cron_next on fixed times.
  * 2030-01-01 is a Tuesday; 2032 and 2096 are leap years, 2100 is not.
  */
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /*
  * The cron table (tests/data/cron/cases.tsv, made by gen.py beside it with
  * Debian's python3-croniter and a brute-force search, both independent of
- * abx) against lib/cron: for every line EXPR FROM WANT SOURCE, cron_parse()
+ * abx) against lib/base/cron: for every line EXPR FROM WANT SOURCE, cron_parse()
  * must refuse EXPR when WANT is "invalid" (malformed, or it can never
  * fire), else cron_next() from FROM must be WANT.  Counts are printed by
  * SOURCE (both agree; brute: croniter 1.3.5 is wrong there; never; grammar);

@@ -1,4 +1,4 @@
-/* Unit tests of lib/discover: URL filters, the URL set, size units. */
+/* Unit tests of lib/tick/discover: URL filters, the URL set, size units. */
 #include <stdio.h>
 #include <stdlib.h>
 

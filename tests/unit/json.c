@@ -1,4 +1,4 @@
-/* Unit tests of lib/json, lib/buf, lib/clock, lib/ids and lib/url. */
+/* Unit tests of lib/base/json, base/buf, base/clock, base/ids and net/url. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * JSONTestSuite (tests/data/JSONTestSuite) against lib/json: json_valid()
+ * JSONTestSuite (tests/data/JSONTestSuite) against lib/base/json: json_valid()
  * must accept every y_ file and reject every n_ file; an i_ file may go
  * either way but must not crash, and what we do is printed.  rec_parse()
  * must agree with json_valid() on every file: it takes exactly the valid

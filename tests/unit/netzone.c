@@ -1,5 +1,5 @@
 /* netzone.c — the zone of every special-purpose range, in the canonical host
- * forms the URL parser gives (lib/netzone.h), and the policy's decisions. */
+ * forms the URL parser gives (lib/net/netzone.h), and the policy's decisions. */
 #include <stdlib.h>
 
 #include "net/netzone.h"

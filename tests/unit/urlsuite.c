@@ -1,6 +1,6 @@
 /*
  * The WHATWG URL suite (web-platform-tests url/resources/urltestdata.json,
- * vendored in tests/data/wpt-url/) against lib/url: every entry whose base
+ * vendored in tests/data/wpt-url/) against lib/net/url: every entry whose base
  * is a special URL (http, https, ws, wss, ftp, file), and every entry
  * without a base whose input is an absolute http(s) URL, is parsed by
  * url_parse_any(); an entry that wants failure must fail, any other must

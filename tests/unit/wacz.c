@@ -1,4 +1,4 @@
-/* Unit tests of lib/wacz_sha256 (FIPS 180-4 vectors), wacz_surt (pywb's
+/* Unit tests of lib/pack/wacz_sha256 (FIPS 180-4 vectors), wacz_surt (pywb's
  * SURT keys) and warc_scan (per-record gzip kept, others re-encoded). */
 #include <stdio.h>
 #include <stdlib.h>
