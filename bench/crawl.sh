@@ -37,7 +37,7 @@
 # share/, such as a git worktree of an older commit after make), crawled
 # too at each concurrency, alternating with this one, and reported as
 # abx / baseline: two builds compared in one run, since two runs on one
-# build differ by up to 15% here (abx(7), "The cost of a page").
+# build differ by up to 15% here (abx-internals(7), "The cost of a page").
 LC_ALL=C
 export LC_ALL
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1

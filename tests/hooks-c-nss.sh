@@ -1,7 +1,7 @@
 #!/bin/sh
 # The wget hook looks up its page's host name through the system's NSS, as
 # make links it (static: glibc's own "files" and "dns", any other source of
-# nsswitch.conf loaded at run time; abx(7), "The cost of a page").  In a
+# nsswitch.conf loaded at run time; abx-internals(7), "The cost of a page").  In a
 # private mount namespace, /etc/hosts names the page's host (a name under
 # .test, RFC 6761) as 127.0.0.1 and nsswitch.conf puts a module glibc loads
 # at run time (hesiod, shipped with glibc) before "files".  The page is

@@ -1,7 +1,7 @@
 /* netzonehost.c — netzone_host() (netzone.h): the zones of a host, a name
  * looked up with getaddrinfo(3).  Apart from netzone.c so that only the
  * programs that resolve link the resolver (a static program that does
- * loads NSS modules at run time: abx(7) INTERNALS, "The cost of a page"). */
+ * loads NSS modules at run time: abx-internals(7), "The cost of a page"). */
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>

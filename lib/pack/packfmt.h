@@ -6,7 +6,7 @@
  * Apart from pack.c so that reading a setting (config.c) does not link a
  * tool against libarchive: only the tools that pack load it.  An empty
  * program linked with libarchive (and so its dozen libraries) took 8 ms
- * of CPU to start and end on the bench machine, 2 ms without (abx(7),
+ * of CPU to start and end on the bench machine, 2 ms without (abx-internals(7),
  * "The cost of a page").
  */
 #ifndef ABX_PACKFMT_H

@@ -264,7 +264,7 @@ chrome_error() {
 	esac
 }
 
-# -- network zones (abx(7) SECURITY, lib/netzone.h) -------------------------
+# -- network zones (abx(7) SECURITY, lib/net/netzone.h) -------------------------
 # A fetcher following a page's requisites must not wander into the private
 # network either.  Only literal hosts can be matched before the fetch; a name
 # is resolved by the fetcher itself, later (abx(7) says what that leaves).

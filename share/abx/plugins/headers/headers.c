@@ -7,8 +7,8 @@
  * A hook by ArchiveBox's contract (settings in the environment, JSONL on
  * stdout, logs on stderr; exit 0 succeeded, 10 skipped, else 1), in C
  * because a shell version started seven programs for one page (mktemp,
- * curl, tr, awk, jq, mv, rm): this one starts curl and nothing else (abx(7)
- * INTERNALS, "The cost of a page").
+ * curl, tr, awk, jq, mv, rm): this one starts curl and nothing else (abx-internals(7),
+ * "The cost of a page").
  *
  * 0. HEADERS_ENABLED false: "skipped".  No --url, or one beginning with
  *    "-": "failed".  Not http(s): "skipped".  The timeout is

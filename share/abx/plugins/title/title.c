@@ -8,7 +8,7 @@
  * stdout, logs on stderr; exit 0 succeeded or noresults, 10 skipped, else
  * 1), in C because a shell version started ten programs for one title
  * (mktemp, curl, head, tr, grep, head, sed, sed, iconv, rm): this one
- * starts curl and nothing else (abx(7) INTERNALS, "The cost of a page").
+ * starts curl and nothing else (abx-internals(7), "The cost of a page").
  *
  * 0. TITLE_ENABLED false: "skipped".  No --url, or one beginning with "-":
  *    "failed".  Not http(s): "skipped".  The timeout is TITLE_TIMEOUT, else

@@ -10,7 +10,7 @@
  * a page and a shell version started seven helper programs around wget
  * (flock, mktemp, mkdir, date, sed, cat, rm): measured in bench/crawl.sh,
  * together they cost more CPU than wget's own fetch of a small page
- * (abx(7) INTERNALS, "The cost of a page").  This program starts wget and
+ * (abx-internals(7), "The cost of a page").  This program starts wget and
  * nothing else.
  *
  * 1. WGET_ENABLED false: "skipped", exit 10.  No --url, or one beginning
@@ -259,8 +259,8 @@ wget_malloc_env(void)
 /*
  * GnuTLS initialises itself when it is loaded (parsing its ASN.1
  * definitions and more), on every page, though an http page never uses
- * it: 1.0 ms of the 14 ms of CPU a wget of a bench page costs (abx(7)
- * INTERNALS, "The cost of a page").  GNUTLS_NO_IMPLICIT_INIT=1 skips that;
+ * it: 1.0 ms of the 14 ms of CPU a wget of a bench page costs (abx-internals(7),
+ * "The cost of a page").  GNUTLS_NO_IMPLICIT_INIT=1 skips that;
  * wget calls gnutls_global_init() itself before its first TLS connection,
  * so an https page is fetched and its certificate checked as before
  * (tests/hooks-c-tls.sh).  A value the hook's environment has is kept.
