@@ -4,7 +4,7 @@
  * tick_pass() repeats until nothing is due now, in ArchiveBox's order:
  *   1. schedules that are due enqueue a crawl each (schedule.h);
  *   2. a due crawl is claimed (flock lease, held by this process) and run
- *      (crawlrun.c): CrawlSetup hooks, snapshots from the crawl's URLs if
+ *      (crawlrun.h): CrawlSetup hooks, snapshots from the crawl's URLs if
  *      it has none yet, then its due snapshots, each run by a worker: the
  *      toolkit's abx-hook, exec'd with stdio and the snapshot's lease and
  *      nothing else of ours (worker.h), up to
@@ -46,33 +46,8 @@
 #ifndef ABX_TICK_H
 #define ABX_TICK_H
 
-#include <signal.h>
-#include "hook/plugin.h"
-#include "store/store.h"
+#include "tick/tickctx.h"   /* tick_t, tick_init, tick_free */
 
-typedef struct {
-	store_t *s;
-	int verbose, dry, tty, color;
-	const char *only_crawl;
-	volatile sig_atomic_t *signals;  /* count of INT/TERM/HUP received */
-	int tick_lock_fd;                /* not inherited by workers */
-	char *hook_prog;                 /* the abx-hook workers exec */
-	plugins_t ps;                    /* discovered plugins (which families have hooks) */
-	int have_ps;
-	int64_t ps_at;
-	/* counters for the summary */
-	int crawls, snapshots, requeued, failed_workers, discovered;
-	int failed_hooks, failed_items;  /* hooks that failed, and the snapshots
-	                                  * (or crawl phases) they failed in */
-	volatile sig_atomic_t *winch;    /* SIGWINCH seen: the display re-reads its width */
-	int cols;                        /* the terminal's width (progress.h) */
-	int64_t started_us;
-	/* errors: reported as they happen; the pass goes on with other work */
-	int errors, err;                 /* how many; exit code of the first */
-} tick_t;
-
-void tick_init(tick_t *t, store_t *s);
-void tick_free(tick_t *t);
 /* 0 if it did work, 1 if nothing was due, 2 if stopped by a signal, 3 if
  * something failed (reported; t->err is the exit code of the first).
  * Hooks that failed are reported as they end, a line a snapshot, and
@@ -87,7 +62,5 @@ int tick_exit(const tick_t *t, int rc, int lastsig);
 void tick_summary(const tick_t *t);
 /* -n: print what is due, run nothing; 0 if something is due, else 1. */
 int tick_dry(tick_t *t);
-/* Drop the discovered plugins (SIGHUP; exit). */
-void tick_forget_plugins(tick_t *t);
 
 #endif
