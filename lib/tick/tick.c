@@ -19,6 +19,8 @@
 #include "store/lease.h"
 #include "hook/plugin.h"
 #include "tick/progress.h"
+#include "tick/repair.h"
+#include "tick/retention.h"
 #include "tick/schedule.h"
 #include "seal/seal.h"
 #include "tick/crawlrun.h"
@@ -187,10 +189,30 @@ tick_pass(tick_t *t)
 	if (t->snapshots != sealed_before || t->crawls != crawls_before)
 		seal_site_index(s);
 	if (*t->signals)
-		return 2;
+		return TICK_STOPPED;
 	if (t->errors != errors_before)
-		return 3;
-	return did ? 0 : 1;
+		return TICK_FAILED;
+	return did ? TICK_DID : TICK_IDLE;
+}
+
+int
+tick_oneshot(tick_t *t)
+{
+	store_t *s = t->s;
+	repair_stats_t st;
+	if (repair_pass(s, &st, 0) < 0) {
+		errorx("repair: %s", s->errmsg);
+		t->errors++;
+		t->err = s->err;
+	}
+	if (t->verbose && (st.requeued || st.torn || st.leases_dropped))
+		info("repair: %d requeued, %d torn lines cut, %d stale leases dropped", st.requeued, st.torn,
+		    st.leases_dropped);
+	int gone = retention_run(s, 100, t->verbose);
+	if (t->verbose && gone)
+		info("retention: %d expired crawls removed", gone);
+	int rc = tick_pass(t);
+	return gone && rc == TICK_IDLE ? TICK_DID : rc;
 }
 
 int
@@ -247,13 +269,13 @@ tick_exit(const tick_t *t, int rc, int lastsig)
 {
 	if (rc == EX_CONFIG_)
 		return rc;
-	if (rc == 2)
+	if (rc == TICK_STOPPED)
 		return 128 + lastsig;
-	if (rc == 3 || t->err)
+	if (rc == TICK_FAILED || t->err)
 		return t->err ? t->err : EX_IOERR_;
 	if (t->failed_hooks)
 		return EX_HOOKSFAILED;
-	return rc;
+	return rc == TICK_DID ? EX_DONE : EX_NOTHING;
 }
 
 /* Append a part of the summary, after ", ", starting a new line (indented)
