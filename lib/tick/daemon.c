@@ -123,7 +123,7 @@ daemon_run(tick_t *t, double poll_flag, volatile sig_atomic_t *hup)
 		    watching ? "inotify" : "polling", d.poll, d.repair);
 	maintain(t);
 	int64_t last_repair = clock_mono();
-	int rc = 2;
+	int rc = TICK_STOPPED;
 	while (!*t->signals) {
 		if (*hup) {
 			*hup = 0;
@@ -154,13 +154,13 @@ daemon_run(tick_t *t, double poll_flag, volatile sig_atomic_t *hup)
 		double to_repair = d.repair - (clock_mono() - last_repair) / 1e6;
 		if (to_repair < wait)
 			wait = to_repair;
-		if (did == 3 && wait < ERROR_BACKOFF) {
+		if (did == TICK_FAILED && wait < ERROR_BACKOFF) {
 			/* the store failed (reported): a full disk, say; try
 			 * again later, never exit and never spin */
 			wait = ERROR_BACKOFF;
 		}
 		if (wait <= 0) {
-			if (did == 0)
+			if (did == TICK_DID)
 				continue;   /* it ran something: look again at once */
 			/* due items this pass could not run (a crawl leased
 			 * elsewhere, say): never spin on them */

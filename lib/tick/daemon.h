@@ -25,7 +25,8 @@
 
 extern volatile sig_atomic_t daemon_mode_active;
 
-/* Returns 2 when stopped by a signal. */
+/* Returns TICK_STOPPED (tick.h) when stopped by a signal, EX_CONFIG_ if
+ * its settings are bad (at start, or at a SIGHUP). */
 int daemon_run(tick_t *t, double poll_s, volatile sig_atomic_t *hup);
 /* The earliest retry_at among active items, or -1 if none. */
 int64_t daemon_next_due(store_t *s);

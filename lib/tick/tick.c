@@ -1,8 +1,9 @@
 /*
  * tick.c — see tick.h: the pass (schedules, due crawls, due snapshots of
- * crawls that are not due, due binaries) and what its files share
- * (tick_int.h).  A crawl run is in crawlrun.c, its workers in worker.c,
- * the terminal display in progress.c.
+ * crawls that are not due, due binaries), its outcome and its summary.
+ * The context it works with is tickctx.c's; a crawl run is crawlrun.h's
+ * (below the pass: it calls nothing here), the terminal display
+ * progress.h's.
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -18,86 +19,13 @@
 #include "store/lease.h"
 #include "hook/plugin.h"
 #include "tick/progress.h"
+#include "tick/repair.h"
+#include "tick/retention.h"
 #include "tick/schedule.h"
 #include "seal/seal.h"
-#include "tick/tick_int.h"
+#include "tick/crawlrun.h"
+#include "tick/tick.h"
 
-
-void
-tick_init(tick_t *t, store_t *s)
-{
-	memset(t, 0, sizeof *t);
-	t->s = s;
-	t->tick_lock_fd = -1;
-	t->started_us = clock_mono();
-}
-
-void
-tick_free(tick_t *t)
-{
-	tick_forget_plugins(t);
-	free(t->hook_prog);
-	t->hook_prog = NULL;
-}
-
-void
-tick_error(tick_t *t, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
-	va_end(ap);
-	errorx("%s: %s", what, t->s->errmsg[0] ? t->s->errmsg : "unknown error");
-	if (t->errors++ == 0)
-		t->err = t->s->err ? t->s->err : EX_IOERR_;
-}
-
-size_t
-tick_active(tick_t *t, const char *type, int ordered, ient_t **v)
-{
-	store_t *s = t->s;
-	if (store_lock(s) < 0) {
-		tick_error(t, "unable to read the queue");
-		*v = NULL;
-		return 0;
-	}
-	size_t n = ordered ? store_active(s, type, v) : store_active_unordered(s, type, v);
-	store_unlock(s);
-	return n;
-}
-
-
-/* The plugins, discovered once and kept for a minute: a daemon sees a
- * plugin installed meanwhile within that time (or at SIGHUP). */
-void
-tick_discover_plugins(tick_t *t)
-{
-	int64_t now = clock_mono();
-	if (t->have_ps && now - t->ps_at < 60 * 1000000LL)
-		return;
-	if (t->have_ps)
-		plugins_free(&t->ps);
-	t->have_ps = 0;
-	char real[PATH_MAX];
-	if (!realpath(t->s->dir, real))
-		return;
-	char **path = plugins_path(real);
-	plugins_discover(&t->ps, path);
-	for (char **d = path; *d; d++)
-		free(*d);
-	free(path);
-	t->have_ps = 1;
-	t->ps_at = now;
-}
-
-void
-tick_forget_plugins(tick_t *t)
-{
-	if (t->have_ps)
-		plugins_free(&t->ps);
-	t->have_ps = 0;
-}
 
 /* ----------------------------------------------------------- the pass */
 
@@ -261,10 +189,30 @@ tick_pass(tick_t *t)
 	if (t->snapshots != sealed_before || t->crawls != crawls_before)
 		seal_site_index(s);
 	if (*t->signals)
-		return 2;
+		return TICK_STOPPED;
 	if (t->errors != errors_before)
-		return 3;
-	return did ? 0 : 1;
+		return TICK_FAILED;
+	return did ? TICK_DID : TICK_IDLE;
+}
+
+int
+tick_oneshot(tick_t *t)
+{
+	store_t *s = t->s;
+	repair_stats_t st;
+	if (repair_pass(s, &st, 0) < 0) {
+		errorx("repair: %s", s->errmsg);
+		t->errors++;
+		t->err = s->err;
+	}
+	if (t->verbose && (st.requeued || st.torn || st.leases_dropped))
+		info("repair: %d requeued, %d torn lines cut, %d stale leases dropped", st.requeued, st.torn,
+		    st.leases_dropped);
+	int gone = retention_run(s, 100, t->verbose);
+	if (t->verbose && gone)
+		info("retention: %d expired crawls removed", gone);
+	int rc = tick_pass(t);
+	return gone && rc == TICK_IDLE ? TICK_DID : rc;
 }
 
 int
@@ -321,13 +269,13 @@ tick_exit(const tick_t *t, int rc, int lastsig)
 {
 	if (rc == EX_CONFIG_)
 		return rc;
-	if (rc == 2)
+	if (rc == TICK_STOPPED)
 		return 128 + lastsig;
-	if (rc == 3 || t->err)
+	if (rc == TICK_FAILED || t->err)
 		return t->err ? t->err : EX_IOERR_;
 	if (t->failed_hooks)
 		return EX_HOOKSFAILED;
-	return rc;
+	return rc == TICK_DID ? EX_DONE : EX_NOTHING;
 }
 
 /* Append a part of the summary, after ", ", starting a new line (indented)

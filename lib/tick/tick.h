@@ -4,7 +4,7 @@
  * tick_pass() repeats until nothing is due now, in ArchiveBox's order:
  *   1. schedules that are due enqueue a crawl each (schedule.h);
  *   2. a due crawl is claimed (flock lease, held by this process) and run
- *      (crawlrun.c): CrawlSetup hooks, snapshots from the crawl's URLs if
+ *      (crawlrun.h): CrawlSetup hooks, snapshots from the crawl's URLs if
  *      it has none yet, then its due snapshots, each run by a worker: the
  *      toolkit's abx-hook, exec'd with stdio and the snapshot's lease and
  *      nothing else of ours (worker.h), up to
@@ -32,7 +32,7 @@
  * Errors: the store's failures (store.h) are reported as they happen and
  * the pass goes on with other work: a crawl on which the store failed
  * starts no new snapshot, is put back and is not claimed again in this
- * pass; tick_pass then returns 3.  Nothing is spun on: a crawl whose due
+ * pass; tick_pass then returns TICK_FAILED.  Nothing is spun on: a crawl whose due
  * child is held by a live worker elsewhere waits a renewal period.
  *
  * Signals: the first SIGINT, SIGTERM or SIGHUP stops scheduling, forwards
@@ -46,48 +46,37 @@
 #ifndef ABX_TICK_H
 #define ABX_TICK_H
 
-#include <signal.h>
-#include "hook/plugin.h"
-#include "store/store.h"
+#include "tick/tickctx.h"   /* tick_t, tick_init, tick_free */
 
-typedef struct {
-	store_t *s;
-	int verbose, dry, tty, color;
-	const char *only_crawl;
-	volatile sig_atomic_t *signals;  /* count of INT/TERM/HUP received */
-	int tick_lock_fd;                /* not inherited by workers */
-	char *hook_prog;                 /* the abx-hook workers exec */
-	plugins_t ps;                    /* discovered plugins (which families have hooks) */
-	int have_ps;
-	int64_t ps_at;
-	/* counters for the summary */
-	int crawls, snapshots, requeued, failed_workers, discovered;
-	int failed_hooks, failed_items;  /* hooks that failed, and the snapshots
-	                                  * (or crawl phases) they failed in */
-	volatile sig_atomic_t *winch;    /* SIGWINCH seen: the display re-reads its width */
-	int cols;                        /* the terminal's width (progress.h) */
-	int64_t started_us;
-	/* errors: reported as they happen; the pass goes on with other work */
-	int errors, err;                 /* how many; exit code of the first */
-} tick_t;
+/* What a pass (or the daemon) comes to.  Not exit codes: tick_exit makes
+ * the exit status of them (TICK_STOPPED is 128 + the signal, never 2,
+ * which is EX_HOOKSFAILED in exitcodes.h). */
+enum {
+	TICK_DID = 0,        /* it did work */
+	TICK_IDLE = 1,       /* nothing was due */
+	TICK_STOPPED = -1,   /* stopped by a signal */
+	TICK_FAILED = -2,    /* something failed (reported; t->err the exit
+	                      * code of the first) */
+};
 
-void tick_init(tick_t *t, store_t *s);
-void tick_free(tick_t *t);
-/* 0 if it did work, 1 if nothing was due, 2 if stopped by a signal, 3 if
- * something failed (reported; t->err is the exit code of the first).
+/* One pass (see above): TICK_DID, TICK_IDLE, TICK_STOPPED or TICK_FAILED.
  * Hooks that failed are reported as they end, a line a snapshot, and
  * counted in t->failed_hooks (tick_exit says what a pass exits with). */
 int tick_pass(tick_t *t);
-/* The exit status of a one-shot pass that returned rc (tick_pass, or 1
- * with retention's work counted as done): 128 + lastsig if stopped by a
- * signal, else t->err if something failed, else EX_HOOKSFAILED if hooks
- * failed in it, else rc. */
+/* abx-tick without --daemon: the light repair pass (repair.h: a failure
+ * is reported and counted in t->errors, t->err), retention (retention.h:
+ * up to 100 expired crawls), then tick_pass; what it returns, but
+ * TICK_DID if retention removed a crawl and nothing was due. */
+int tick_oneshot(tick_t *t);
+/* The exit status of a one-shot pass or a daemon that came to rc
+ * (tick_oneshot, daemon_run): 128 + lastsig if stopped by a signal; rc
+ * if it is EX_CONFIG_ (the daemon's settings went bad); t->err if
+ * something failed (EX_IOERR_ if none was kept); EX_HOOKSFAILED if hooks
+ * failed; else EX_DONE if it did work, EX_NOTHING if nothing was due. */
 int tick_exit(const tick_t *t, int rc, int lastsig);
 /* On a terminal: the one-line summary of what the pass did. */
 void tick_summary(const tick_t *t);
 /* -n: print what is due, run nothing; 0 if something is due, else 1. */
 int tick_dry(tick_t *t);
-/* Drop the discovered plugins (SIGHUP; exit). */
-void tick_forget_plugins(tick_t *t);
 
 #endif
