@@ -3,7 +3,7 @@
 # they were queued) and gives a slot that a waiting host cannot use to a
 # snapshot of another host, however far down the queue it is: it sorts
 # only the first few due snapshots (4 per free slot, plus 16) and the rest
-# only when hosts that wait make it look further (crawlrun.c, topk.h).
+# only when hosts that wait make it look further (tick/pool.c, base/topk.h).
 # Here 26 pages of one host (the first takes 2 s, the others 0.05 s) come
 # before 6 pages of another, with 2 slots and one request at a time per
 # host.  With 2 free slots the refill sorts 24, so the other host's pages

@@ -12,7 +12,7 @@
  * allocation; elements of more than 256 bytes are sorted whole.
  *
  * abx-tick's refill wants the first few due snapshots of a queue that can
- * hold tens of thousands, at every snapshot's end (crawlrun.c).
+ * hold tens of thousands, at every snapshot's end (tick/pool.c).
  */
 #ifndef ABX_TOPK_H
 #define ABX_TOPK_H

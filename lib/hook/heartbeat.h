@@ -14,7 +14,7 @@
  * A's running Chrome.
  *
  * Who owns it: the process that runs the whole crawl — abx-tick's crawl
- * run (crawlrun.c), from before CrawlSetup to after CrawlCleanup — since a
+ * run (tick/crawlrun.c), from before CrawlSetup to after CrawlCleanup — since a
  * per-phase abx-hook would leave the crawl looking dead between phases.
  * heartbeat_start() writes it and starts a thread that rewrites it every
  * HEARTBEAT_INTERVAL seconds whatever the crawl run is doing (a CrawlSetup
