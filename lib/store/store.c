@@ -18,7 +18,6 @@
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "base/fs.h"
-#include "tick/retention.h"
 #include "store/fscheck.h"
 #include "base/fsretry.h"
 #include "store/store_int.h"
@@ -787,7 +786,7 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 			/* hints of a finished crawl, before its line (a crash
 			 * leaves an extra hint, never a missing one) */
 			crawl_loc_write(s, p->id, off);
-			retention_note(s, &p->rec);
+			expire_note(s, &p->rec);
 		}
 		if (s->lean) {
 			/* a hint for readers; a record that is no longer

@@ -50,6 +50,12 @@ int crawl_loc_get(store_t *s, const char *id, rec_t *out);   /* 0 found, -1 not 
 void snap_loc_write(store_t *s, const char *id, const char *crawl_id);
 int snap_loc_get(store_t *s, const char *id, rec_t *out);    /* 0 found, -1 not */
 
+/* expire.c: the line of a Crawl record about to be committed final in
+ * the index of expiries (expire.h); the commit calls it before the
+ * record's line is written, so a crash leaves an extra line, never a
+ * missing one. */
+void expire_note(store_t *s, const rec_t *r);
+
 /* store.c: the order of the due queue (retry_at, created_at, id) */
 int ient_cmp(const void *a, const void *b);
 
