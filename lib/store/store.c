@@ -186,8 +186,13 @@ store_open(store_t *s, const char *dir, int create)
 	}
 	if (create && make_conf(s) < 0)
 		return open_failed(s);
-	if (fscheck(s) < 0)   /* a network filesystem abx cannot trust */
+	buf_t refusal = {0};
+	if (fscheck(s->dfd, s->dir, &refusal)) {   /* a network filesystem abx cannot trust */
+		store_fail(s, EX_CONFIG_, 0, "%s", buf_cstr(&refusal));
+		buf_free(&refusal);
 		return open_failed(s);
+	}
+	buf_free(&refusal);
 	char why[256];
 	if (host_name(s->dfd, s->host, sizeof s->host, why, sizeof why) < 0) {
 		store_fail(s, EX_CONFIG_, 0, "%s", why);
