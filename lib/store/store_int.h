@@ -1,5 +1,5 @@
 /*
- * store_int.h — internal to the store: what store.c, index.c and journal.c
+ * store_int.h — internal to the store: what its files (store.c lists them)
  * share.  Not an interface: other code uses store.h, which also describes
  * the layout and the protocol.
  */
@@ -12,6 +12,15 @@
 #include "store/store.h"
 
 #define INDEX_PATH "index/active.jsonl"
+
+/* A record version staged by store_put (storecommit.c), committed by
+ * store_commit, read back first by store_get (storeget.c). */
+struct pending {
+	char journal[128];
+	char id[ID_LEN + 1];
+	rec_t rec;
+	int active;
+};
 
 /* index.c: the active index */
 uint64_t hash_id(const char *id);
@@ -44,7 +53,7 @@ int lean_vouched(const store_t *s, const char *j);   /* a hint names journal j *
 int lean_get(store_t *s, const char *id, rec_t *out);
 void lean_index_append(store_t *s, const buf_t *b);
 
-/* store.c: location hints of finished records (index/loc/) */
+/* storeloc.c: location hints of finished records (index/loc/) */
 void crawl_loc_write(store_t *s, const char *id, int64_t off);
 int crawl_loc_get(store_t *s, const char *id, rec_t *out);   /* 0 found, -1 not */
 void snap_loc_write(store_t *s, const char *id, const char *crawl_id);
@@ -56,7 +65,7 @@ int snap_loc_get(store_t *s, const char *id, rec_t *out);    /* 0 found, -1 not 
  * missing one. */
 void expire_note(store_t *s, const rec_t *r);
 
-/* store.c: the order of the due queue (retry_at, created_at, id) */
+/* storeget.c: the order of the due queue (retry_at, created_at, id) */
 int ient_cmp(const void *a, const void *b);
 
 /* journal.c: journals */
