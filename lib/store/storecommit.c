@@ -52,6 +52,7 @@ store_put(store_t *s, rec_t *r)
 	free(id);
 }
 
+/* Is r of a type the index holds? */
 static int
 indexable(const rec_t *r)
 {
