@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "base/config.h"
-#include "base/exitcodes.h"
 #include "base/err.h"
 #include "base/fs.h"
 #include "store/expire.h"
