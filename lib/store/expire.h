@@ -3,8 +3,9 @@
  * it keeps index/active.jsonl: written by the commit, read by retention
  * (tick/retention.h), which removes what has expired.
  *
- * The files (hints, in index/, rebuilt by expire_rebuild() in the repair
- * pass and nowhere else: a crawl without its line is only kept longer):
+ * The files (hints, in index/: a crawl without its line is only kept
+ * longer; rewritten whole only by expire_rebuild(), which the repair pass
+ * calls, and retention once in a data directory without index/sealed.pos):
  *   index/sealed.jsonl        {"id":C,"at":T}: a crawl without its own
  *                             DELETE_AFTER, at its seal (T its
  *                             modified_at), in the order of the seals;
@@ -17,7 +18,9 @@
  * or the environment, which a crawl's own overrides), so a reader reads it
  * from its position and stops at the first line not yet due; a reader
  * reads only the buckets of days that have come.  A line is a candidate
- * only: the crawl's record decides, under the lock.
+ * only: the crawl's record decides, under the lock.  Retention also cuts
+ * the handled head off the log (under the store lock, as the appenders
+ * hold it) and removes a bucket once every line of it is handled.
  *
  * A crawl gets its line when its record is committed final (sealed, no
  * retry_at, no deleted_at, not a template): store_commit() appends it,
