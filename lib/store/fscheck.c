@@ -12,7 +12,6 @@
 
 #include "base/config.h"
 #include "base/err.h"
-#include "base/exitcodes.h"
 #include "base/fs.h"
 #include "store/fscheck.h"
 
@@ -230,13 +229,13 @@ read_file(const char *dir, const char *rel, buf_t *out)
 
 /* 1 unsafe (why says so), 0 safe or not a kind abx checks */
 static int
-judge(store_t *s, long ftype, buf_t *why, char *what, size_t wn)
+judge(int dfd, const char *dir, long ftype, buf_t *why, char *what, size_t wn)
 {
 	struct stat st;
 	char real[PATH_MAX];
 	mnt_t m;
-	if (fstat(s->dfd, &st) < 0 || find_mount(st.st_dev, NULL, &m) < 0 ||
-	    (m.several && (!realpath(s->dir, real) || find_mount(st.st_dev, real, &m) < 0))) {
+	if (fstat(dfd, &st) < 0 || find_mount(st.st_dev, NULL, &m) < 0 ||
+	    (m.several && (!realpath(dir, real) || find_mount(st.st_dev, real, &m) < 0))) {
 		if (ftype != FUSE_MAGIC) {
 			snprintf(what, wn, "NFS");
 			buf_adds(why, "its mount was not found in /proc/self/mountinfo, so its options are unknown");
@@ -271,26 +270,26 @@ judge(store_t *s, long ftype, buf_t *why, char *what, size_t wn)
 }
 
 int
-fscheck(store_t *s)
+fscheck(int dfd, const char *dir, buf_t *refusal)
 {
 	struct statfs sf;
-	if (fstatfs(s->dfd, &sf) < 0 || (sf.f_type != FUSE_MAGIC && sf.f_type != NFS_MAGIC))
+	if (fstatfs(dfd, &sf) < 0 || (sf.f_type != FUSE_MAGIC && sf.f_type != NFS_MAGIC))
 		return 0;
 	buf_t why = {0};
 	char what[800] = "";
-	if (!judge(s, (long)sf.f_type, &why, what, sizeof what)) {
+	if (!judge(dfd, dir, (long)sf.f_type, &why, what, sizeof what)) {
 		buf_free(&why);
 		return 0;
 	}
 	conf_t c = {0};
-	conf_load_file(&c, s->dfd, "abx.conf");
+	conf_load_file(&c, dfd, "abx.conf");
 	conf_load_environ(&c, environ);
 	int ok = conf_bool(conf_get(&c, "FS_UNSAFE_OK"), 0);
 	conf_free(&c);
 	if (!ok)
-		store_fail(s, EX_CONFIG_, 0, "%s is on %s, unsafe for several hosts (abx(7) "
+		buf_addf(refusal, "%s is on %s, unsafe for several hosts (abx(7) "
 		    "ASSUMPTIONS; if one host only uses it, set FS_UNSAFE_OK=true in abx.conf): %s",
-		    s->dir, what, buf_cstr(&why));
+		    dir, what, buf_cstr(&why));
 	buf_free(&why);
-	return ok ? 0 : -1;
+	return !ok;
 }

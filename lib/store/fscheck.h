@@ -1,6 +1,6 @@
 /*
  * fscheck.h — is the data directory on a filesystem that several hosts can
- * share?  Called once by store_open().
+ * share?  Asked once by store_open().
  *
  * abx's protocol (store.h) needs, across hosts: flock that excludes the
  * other hosts, and data written under a lock seen whole by the next holder
@@ -37,20 +37,22 @@
  * The mount is the /proc/self/mountinfo entry of the data directory's
  * device whose mount point is the longest prefix of its real path.
  *
- * An unsafe directory is refused: store_fail with 78 (EX_CONFIG_) and a
+ * fscheck(dfd, dir, refusal) judges the data directory dir, open as dfd:
+ * an unsafe directory is refused, unless FS_UNSAFE_OK is true in abx.conf
+ * or the environment (one host only uses it, or the user knows better).
+ * Returns 0 if it may be used, or 1 if it is refused, with refusal given a
  * message that names the filesystem, what is wrong and the commands or
- * options that fix it, unless FS_UNSAFE_OK is true in abx.conf or the
- * environment (one host only uses it, or the user knows better).  Returns
- * 0, or -1 with s->err set.  On a local filesystem the cost is one
- * fstatfs(2).  No cross-host coherence probe is made: one client cannot
- * see another client's cache.
+ * options that fix it; the caller reports it (store_open() fails with 78,
+ * EX_CONFIG_).  fscheck is below the store: it neither knows nor calls it.
+ * On a local filesystem the cost is one fstatfs(2).  No cross-host
+ * coherence probe is made: one client cannot see another client's cache.
  */
 #ifndef ABX_FSCHECK_H
 #define ABX_FSCHECK_H
 
-#include "store/store.h"
+#include "base/buf.h"
 
-int fscheck(store_t *s);
+int fscheck(int dfd, const char *dir, buf_t *refusal);
 
 /* The verdict on one mount, for the unit test: why (empty if safe) gets
  * what is unsafe and how to fix it; 1 unsafe, 0 safe. */

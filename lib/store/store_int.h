@@ -1,5 +1,5 @@
 /*
- * store_int.h — internal to the store: what store.c, index.c and journal.c
+ * store_int.h — internal to the store: what its files (store.c lists them)
  * share.  Not an interface: other code uses store.h, which also describes
  * the layout and the protocol.
  */
@@ -12,6 +12,15 @@
 #include "store/store.h"
 
 #define INDEX_PATH "index/active.jsonl"
+
+/* A record version staged by store_put (storecommit.c), committed by
+ * store_commit, read back first by store_get (storeget.c). */
+struct pending {
+	char journal[128];
+	char id[ID_LEN + 1];
+	rec_t rec;
+	int active;
+};
 
 /* index.c: the active index */
 uint64_t hash_id(const char *id);
@@ -44,13 +53,19 @@ int lean_vouched(const store_t *s, const char *j);   /* a hint names journal j *
 int lean_get(store_t *s, const char *id, rec_t *out);
 void lean_index_append(store_t *s, const buf_t *b);
 
-/* store.c: location hints of finished records (index/loc/) */
+/* storeloc.c: location hints of finished records (index/loc/) */
 void crawl_loc_write(store_t *s, const char *id, int64_t off);
 int crawl_loc_get(store_t *s, const char *id, rec_t *out);   /* 0 found, -1 not */
 void snap_loc_write(store_t *s, const char *id, const char *crawl_id);
 int snap_loc_get(store_t *s, const char *id, rec_t *out);    /* 0 found, -1 not */
 
-/* store.c: the order of the due queue (retry_at, created_at, id) */
+/* expire.c: the line of a Crawl record about to be committed final in
+ * the index of expiries (expire.h); the commit calls it before the
+ * record's line is written, so a crash leaves an extra line, never a
+ * missing one. */
+void expire_note(store_t *s, const rec_t *r);
+
+/* storeget.c: the order of the due queue (retry_at, created_at, id) */
 int ient_cmp(const void *a, const void *b);
 
 /* journal.c: journals */

@@ -12,9 +12,9 @@
 
 #include "base/err.h"
 #include "base/fs.h"
+#include "store/expire.h"
 #include "store/lease.h"
 #include "tick/repair.h"
-#include "tick/retention.h"
 
 static const char *tops[] = {"crawls.jsonl", "schedules.jsonl", "binaries.jsonl", NULL};
 
@@ -187,6 +187,6 @@ repair_pass(store_t *s, repair_stats_t *st, int full)
 	st->tmp_swept += sweep_dir(s->dfd, "index", 0, age);
 	st->tmp_swept += sweep_dir(s->dfd, "crawls", 0, age);
 	st->locks_removed = remove_stale_locks(s);
-	retention_rebuild(s);
+	expire_rebuild(s);
 	return store_unlock(s) < 0 || store_failed(s) ? -1 : 0;
 }

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "base/config.h"
-#include "base/exitcodes.h"
 #include "base/err.h"
 #include "base/fs.h"
+#include "store/expire.h"
 #include "store/lease.h"
 #include "tick/retention.h"
 #include "seal/seal.h"
@@ -30,26 +30,6 @@ retention_parse(const char *s)
 	long long secs;
 	return conf_parse_duration(s, &secs) < 0 ? -1 : secs;
 }
-
-/*
- * The order retention reads (hints, in index/, rebuilt by nothing: a
- * crawl without its line is only kept longer):
- *   index/sealed.jsonl        {"id":C,"at":T}: a crawl without its own
- *                             DELETE_AFTER, at its seal (T its
- *                             modified_at), in the order of the seals;
- *   index/sealed.pos          the byte offset of its first line not yet
- *                             handled;
- *   index/expire/DAY.jsonl    {"id":C,"at":T}: a crawl with its own
- *                             DELETE_AFTER, in the bucket of the day
- *                             (YYYY-MM-DD, UTC) it expires, T its expiry.
- * The log expires in its own order under the global DELETE_AFTER, so a
- * run reads it from its position and stops at the first line not yet
- * due; a run reads only the buckets of days that have come.  A line is
- * a candidate only: the crawl's record decides, under the lock.
- */
-#define SEALED_LOG "index/sealed.jsonl"
-#define SEALED_POS "index/sealed.pos"
-#define EXPIRE_DIR "index/expire"
 
 typedef struct {
 	char id[ID_LEN + 1];
@@ -88,153 +68,6 @@ add_cand(scan_t *sc, const char *id, int64_t expires, long long secs)
 	return c;
 }
 
-/* A crawl's own DELETE_AFTER: *has says it sets one; the seconds (0:
- * disabled, -1: malformed, warned of). */
-static long long
-own_after(const rec_t *r, int *has)
-{
-	long long d = 0;
-	*has = 0;
-	const char *cfg = rec_raw(r, "config");
-	if (!cfg || !strstr(cfg, "DELETE_AFTER"))
-		return 0;
-	conf_t c = {0};
-	conf_load_json(&c, cfg, CONF_CRAWL);
-	const char *v = conf_get(&c, "DELETE_AFTER");
-	if (v) {
-		*has = 1;
-		d = retention_parse(v);
-		if (d < 0) {
-			char *id = rec_str(r, "id");
-			warnx_("crawl %s: DELETE_AFTER=%s is not a duration of an hour to 100000 "
-			       "years (e.g. 30d, 12w, 1y); the crawl is kept", id ? id : "?", v);
-			free(id);
-		}
-	}
-	conf_free(&c);
-	return d;
-}
-
-void
-retention_note(store_t *s, const rec_t *r)
-{
-	const char *tpl = rec_raw(r, "is_template");
-	if (!record_is_final(r) || !rec_isnull(r, "retry_at") || !rec_isnull(r, "deleted_at") ||
-	    (tpl && !strcmp(tpl, "true")))
-		return;
-	int has;
-	long long d = own_after(r, &has);
-	int64_t at = rec_time(r, "modified_at");
-	char *id = rec_str(r, "id");
-	if (!id_valid(id) || at < 0 || (has && d <= 0)) {
-		free(id);
-		return;
-	}
-	char rel[64], iso[ISO_LEN + 1];
-	if (has) {
-		at += d * 1000000;   /* d is at most CONF_DURATION_MAX */
-		clock_iso(at, iso);
-		snprintf(rel, sizeof rel, "%s/%.10s.jsonl", EXPIRE_DIR, iso);
-	} else {
-		clock_iso(at, iso);
-		snprintf(rel, sizeof rel, "%s", SEALED_LOG);
-	}
-	char line[128];
-	int n = snprintf(line, sizeof line, "{\"id\":\"%s\",\"at\":\"%s\"}\n", id, iso);
-	free(id);
-	int fd = -1;
-	if (fs_mkdirs(s->dfd, EXPIRE_DIR) < 0 ||
-	    (fd = fs_open(s->dfd, rel, O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0 || write(fd, line, n) != n ||
-	    (s->durable && !s->parent_syncs && fdatasync(fd) < 0))
-		warnsys("unable to append to %s/%s (a crawl without its line there is not removed by "
-		        "retention)", s->dir, rel);
-	if (fd >= 0)
-		close(fd);
-}
-
-typedef struct {
-	char day[11];        /* a bucket's day; "" for the log */
-	int64_t at;
-	char line[128];
-} note_t;
-
-typedef struct {
-	note_t *v;
-	size_t n;
-} notes_t;
-
-static int
-collect_note(rec_t *r, void *arg)
-{
-	notes_t *ns = arg;
-	const char *tpl = rec_raw(r, "is_template");
-	if (!rec_streq(r, "type", "Crawl") || !record_is_final(r) || !rec_isnull(r, "retry_at") ||
-	    !rec_isnull(r, "deleted_at") || (tpl && !strcmp(tpl, "true")))
-		return 0;
-	int has;
-	long long d = own_after(r, &has);
-	int64_t at = rec_time(r, "modified_at");
-	char *id = rec_str(r, "id");
-	if (id_valid(id) && at >= 0 && !(has && d <= 0)) {
-		ns->v = xrealloc(ns->v, (ns->n + 1) * sizeof(note_t));
-		note_t *n = &ns->v[ns->n++];
-		char iso[ISO_LEN + 1];
-		n->at = has ? at + d * 1000000 : at;
-		clock_iso(n->at, iso);
-		snprintf(n->day, sizeof n->day, "%.10s", has ? iso : "");
-		snprintf(n->line, sizeof n->line, "{\"id\":\"%s\",\"at\":\"%s\"}\n", id, iso);
-	}
-	free(id);
-	return 0;
-}
-
-static int
-by_day_at(const void *a, const void *b)
-{
-	const note_t *x = a, *y = b;
-	int c = strcmp(x->day, y->day);
-	if (c)
-		return c;
-	return x->at < y->at ? -1 : x->at > y->at;
-}
-
-int
-retention_rebuild(store_t *s)
-{
-	if (!s->locked)
-		return store_fail(s, EX_SOFT_, 0, "internal error: retention_rebuild without the store lock");
-	notes_t ns = {0};
-	if (store_each(s, "crawls.jsonl", "\"Crawl\"", collect_note, &ns) < 0 && store_failed(s)) {
-		free(ns.v);
-		return -1;
-	}
-	if (ns.n)
-		qsort(ns.v, ns.n, sizeof(note_t), by_day_at);
-	fs_rmtree(s->dfd, EXPIRE_DIR);
-	int rc = fs_mkdirs(s->dfd, EXPIRE_DIR);
-	buf_t b = {0};
-	for (size_t i = 0; i <= ns.n && rc == 0; i++) {
-		if (i > 0 && (i == ns.n || strcmp(ns.v[i].day, ns.v[i - 1].day) != 0)) {
-			char rel[128];
-			if (ns.v[i - 1].day[0])
-				snprintf(rel, sizeof rel, "%s/%s.jsonl", EXPIRE_DIR, ns.v[i - 1].day);
-			else
-				snprintf(rel, sizeof rel, "%s", SEALED_LOG);
-			rc = fs_replace(s->dfd, rel, b.p ? b.p : "", b.len, s->durable);
-			buf_reset(&b);
-		}
-		if (i < ns.n)
-			buf_adds(&b, ns.v[i].line);
-	}
-	if (rc == 0 && (ns.n == 0 || ns.v[0].day[0]))
-		rc = fs_replace(s->dfd, SEALED_LOG, "", 0, s->durable);   /* no log line */
-	if (rc == 0)
-		rc = fs_replace(s->dfd, SEALED_POS, "0\n", 2, s->durable);
-	buf_free(&b);
-	free(ns.v);
-	return rc < 0 ? store_fail(s, EX_IOERR_, errno, "unable to rebuild %s/%s", s->dir, SEALED_LOG) : 0;
-}
-
 /* Parse {"id":C,"at":T}; 0 ok. */
 static int
 hint_line(const char *p, size_t n, char id[ID_LEN + 1], int64_t *at)
@@ -258,12 +91,12 @@ scan_log(scan_t *sc, size_t batch)
 {
 	buf_t b = {0};
 	int64_t pos = 0;
-	if (fs_read(sc->s->dfd, SEALED_POS, &b) == 0)
+	if (fs_read(sc->s->dfd, EXPIRE_SEALED_POS, &b) == 0)
 		pos = strtoll(buf_cstr(&b), NULL, 10);
 	buf_free(&b);
 	if (sc->global <= 0)
 		return pos;
-	int fd = fs_open(sc->s->dfd, SEALED_LOG, O_RDONLY, 0);
+	int fd = fs_open(sc->s->dfd, EXPIRE_SEALED_LOG, O_RDONLY, 0);
 	if (fd < 0)
 		return pos;
 	char chunk[65536];
@@ -381,12 +214,12 @@ advance_log(scan_t *sc, int64_t pos)
 	if (store_lock(s) < 0)
 		return;
 	struct stat st;
-	int fd = fs_open(s->dfd, SEALED_LOG, O_RDONLY, 0);
+	int fd = fs_open(s->dfd, EXPIRE_SEALED_LOG, O_RDONLY, 0);
 	if (fd >= 0 && fstat(fd, &st) == 0 && npos > 1 << 20 && npos > st.st_size / 2) {
 		/* the appenders hold the store lock too */
 		size_t n = st.st_size - npos;
 		char *p = xmalloc(n + 1);
-		if (pread(fd, p, n, npos) == (ssize_t)n && fs_replace(s->dfd, SEALED_LOG, p, n, s->durable) == 0)
+		if (pread(fd, p, n, npos) == (ssize_t)n && fs_replace(s->dfd, EXPIRE_SEALED_LOG, p, n, s->durable) == 0)
 			npos = 0;
 		free(p);
 	}
@@ -394,8 +227,8 @@ advance_log(scan_t *sc, int64_t pos)
 		close(fd);
 	char txt[32];
 	int n = snprintf(txt, sizeof txt, "%lld\n", (long long)npos);
-	if (fs_replace(s->dfd, SEALED_POS, txt, n, s->durable) < 0)
-		warnsys("unable to write %s/%s", s->dir, SEALED_POS);
+	if (fs_replace(s->dfd, EXPIRE_SEALED_POS, txt, n, s->durable) < 0)
+		warnsys("unable to write %s/%s", s->dir, EXPIRE_SEALED_POS);
 	store_unlock(s);
 }
 
@@ -496,7 +329,7 @@ expire(store_t *s, const cand_t *c, int verbose)
 		/* a bucket's line: its own DELETE_AFTER; the log's: the
 		 * global one, which a crawl's own overrides */
 		int own;
-		long long secs = own_after(&r, &own);
+		long long secs = expire_after(&r, &own);
 		int applies = c->secs ? !own : own && secs > 0;
 		if (c->secs)
 			secs = c->secs;
@@ -569,9 +402,9 @@ retention_run(store_t *s, int batch, int verbose)
 	conf_free(&c);
 	/* a data directory from before the order existed (no position yet)
 	 * gets it once, from crawls.jsonl */
-	if (!fs_exists(s->dfd, SEALED_POS) && store_lock(s) == 0) {
-		if (!fs_exists(s->dfd, SEALED_POS))
-			retention_rebuild(s);
+	if (!fs_exists(s->dfd, EXPIRE_SEALED_POS) && store_lock(s) == 0) {
+		if (!fs_exists(s->dfd, EXPIRE_SEALED_POS))
+			expire_rebuild(s);
 		store_unlock(s);
 	}
 	/* what is due, in the orders that let a run stop early (above) */

@@ -12,6 +12,15 @@
  * the unit of removal is the crawl, since its journal and directory hold
  * all of its snapshots.
  *
+ * What is due is read from the store's index of expiries (store/expire.h),
+ * which the store's commit writes for each crawl committed final: the
+ * sealed log from its position (index/sealed.pos, advanced and compacted
+ * here, under the store lock), up to the first line not yet due under the
+ * global DELETE_AFTER, and the day buckets (index/expire/) of the days
+ * that have come, each removed once every line of it is handled.  A data
+ * directory without index/sealed.pos gets the index once, from
+ * crawls.jsonl (expire_rebuild()).
+ *
  * retention_run() removes, oldest first and at most `batch` per call, sealed
  * crawls whose every snapshot is sealed and expired: the crawl directory
  * (snapshots, outputs, journal) goes, the crawl gets a final "deleted"
@@ -42,13 +51,6 @@
 /* Seconds, 0 for disabled, -1 for malformed or out of range. */
 long long retention_parse(const char *s);
 int retention_run(store_t *s, int batch, int verbose);
-/* Note a Crawl record about to be committed final in the order retention
- * reads (see retention.c); the store calls it before the line is written,
- * so a crash leaves an extra candidate, never a missing one. */
-void retention_note(store_t *s, const rec_t *r);
-/* Under the store lock: rewrite that order from crawls.jsonl (the repair
- * pass; it costs the whole journal).  0, or -1 (s->err set). */
-int retention_rebuild(store_t *s);
 
 /*
  * The steps of a removal, for abx-ctl remove (ctl_remove.c), which removes
