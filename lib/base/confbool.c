@@ -1,12 +1,10 @@
 /*
- * confbool.c — conf_bool() (config.h): a boolean setting as ArchiveBox
- * reads one.  Apart from config.c so that a program that reads only
- * booleans (the wget hook, through netzone.c) does not link every setting's
- * parser.
+ * confbool.c — conf_bool() (confbool.h).
  */
+#include <stddef.h>
 #include <strings.h>
 
-#include "base/config.h"
+#include "base/confbool.h"
 
 int
 conf_bool(const char *v, int dflt)

@@ -60,6 +60,7 @@
 
 #include <stddef.h>
 #include "base/buf.h"
+#include "base/confbool.h"
 
 enum {
 	CONF_BUILTIN, CONF_FILE, CONF_ENV, CONF_CRAWL, CONF_SNAPSHOT, CONF_PLUGIN, CONF_FORCED,
@@ -108,8 +109,6 @@ int conf_load_json(conf_t *c, const char *raw, int layer);
 
 /* JSON value → environment text; returns -1 for null (no value). */
 int conf_json_text(const char *raw, buf_t *out);
-/* True/true/1/yes/on → 1, False/false/0/no/off/"" → 0, else dflt. */
-int conf_bool(const char *v, int dflt);
 /* Whole seconds from 1 to CONF_SECONDS_MAX (conf_parse_seconds), or dflt. */
 long conf_seconds(const char *v, long dflt);
 

@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "base/buf.h"
-#include "base/config.h"
+#include "base/confbool.h"
 #include "base/err.h"
 #include "net/netzone.h"
 

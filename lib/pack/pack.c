@@ -1,5 +1,5 @@
 /*
- * pack.c — seal_pack() and pack_on_seal() (seal.h): a sealed item into an
+ * pack.c — seal_pack() and pack_on_seal() (pack.h): a sealed item into an
  * archive through libarchive, a tar or zip of its directory or a WACZ
  * (wacz.h).
  *
@@ -26,6 +26,7 @@
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "base/fs.h"
+#include "pack/pack.h"
 #include "pack/packfmt.h"
 #include "store/record.h"
 #include "seal/seal.h"

@@ -24,11 +24,7 @@
  * (SEAL_PAUSED, *out untouched); otherwise it is requeued at its earliest
  * active child's retry_at and SEAL_REQUEUED is returned.
  *
- * seal_pack(): a sealed snapshot's or crawl's directory into an archive
- * through libarchive, the format chosen by the suffix of FILE: .tar.gz,
- * .tgz, .tar.zst, .tar.xz, .tar, .zip (paths inside start with the id; a
- * crawl's holds its record as <id>/crawl.json), or .wacz (wacz.h).  FILE
- * appears whole or not at all (pack.c).
+ * Packing a sealed item is pack.h's (seal_pack, pack_on_seal).
  *
  * seal_site_index(): the top-level index.html from index.jsonl (a line a
  * sealed snapshot, appended at seal), paged so that its cost follows a
@@ -36,8 +32,6 @@
  * index-K.html, index.html holds the newest (fewer than 1000) and links to
  * them, and index/site.json remembers where paging stopped.  All of it is
  * a hint, rebuilt from index.jsonl when the state is missing.
- * Symbolic links are packed as links (never followed); sockets, FIFOs and
- * devices are left out; a failed pack leaves no partial archive.
  */
 #ifndef ABX_SEAL_H
 #define ABX_SEAL_H
@@ -56,14 +50,6 @@ int seal_snapshot(store_t *s, const char *id, rec_t *out);
 int seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n,
     long long size);
 int seal_crawl(store_t *s, const char *id, rec_t *out);
-/* flags: SEAL_PACK_FORCE replaces an existing FILE (else SEAL_EXISTS).
- * SEAL_BADFORMAT: an unknown suffix.  SEAL_ERR: s->errmsg says why. */
-#define SEAL_PACK_FORCE 1
-int seal_pack(store_t *s, const char *id, const char *file, int flags);
-/* PACK_ON_SEAL's parser: pack_parse_formats (packfmt.h). */
-/* Pack the sealed crawl into DIR/packs/<crawl-id>.<format> for each format
- * of the list, replacing an older pack; 0, or -1 (s->errmsg). */
-int pack_on_seal(store_t *s, const char *crawl_id, const char *formats);
 void seal_site_index(store_t *s);
 /* The directory of a snapshot (crawls/C/S) or crawl (crawls/C). */
 int seal_dir_of(const rec_t *r, char *out, size_t n);

@@ -29,6 +29,7 @@
 
 #include "base/err.h"
 #include "hook/heartbeat.h"
+#include "pack/pack.h"
 #include "seal/seal.h"
 #include "store/claim.h"
 #include "store/lease.h"
