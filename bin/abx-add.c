@@ -3,16 +3,16 @@
  *
  * URLs come from the arguments, or from stdin when there are none: one per
  * line, "#" comments and blank lines skipped, or JSONL records with "url",
- * "title" and "tags".  Each bad URL is reported with its line number and
- * skipped.  The crawl and its depth-0 snapshots are written in one durable
- * commit, queued and due now, so that abx-claim -k snapshot finds them at
- * once.  The Crawl record is printed on stdout.  Exit 65 if no URL was valid.
+ * "title" and "tags" (urllist.h).  Each bad URL is reported with its line
+ * number and skipped.  The crawl and its depth-0 snapshots are written in
+ * one durable commit, queued and due now, so that abx-claim -k snapshot
+ * finds them at once.  The Crawl record is printed on stdout.  Exit 65 if no URL was valid.
  *
  * With --schedule CRON nothing is queued: the crawl is stored sealed, as
  * the template of a CrawlSchedule (schedule.h), and the schedule record is
  * printed; each due period enqueues one copy of it.
  *
- * Values are checked before anything is stored (settings_check(), config.h):
+ * Values are checked before anything is stored (addcmd.h, settings.h):
  * a bad --config value, --plugins list or CRON (one that can never fire
  * too) exits 65 before the data directory is touched; a bad value in
  * abx.conf or the environment exits 78, since the crawl would run with it.

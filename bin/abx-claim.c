@@ -14,7 +14,8 @@
  * CMD keeps the lease: the kernel frees it only when the last holder dies.
  * --test ID exits 0 if ID is leased, 1 if not.  -n COUNT takes time leases
  * on up to COUNT due items with one durable commit (a group commit) and
- * prints their records.
+ * prints their records.  The library does the work: claimcmd.h, and
+ * claimrun.h for CMD.
  */
 #include <getopt.h>
 #include <signal.h>

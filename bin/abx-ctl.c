@@ -4,10 +4,10 @@
  *
  * Each ID is acted on in its own commit; a bad or unknown ID is reported
  * and the others still done (exit 65 at the end).  An ID already in the
- * wanted state is a no-op, not an error.  The verbs are ctl.h's and
- * ctl_verbs.h's; what they change or find is printed as JSONL (a table on
- * a terminal).  repair runs the repair pass (repair.h) and prints what it
- * did as one JSON line.
+ * wanted state is a no-op, not an error.  The commands are ctlcmd.h's,
+ * over the verbs of ctl.h and ctl_verbs.h; what they change or find is
+ * printed as JSONL (a table on a terminal: ctltable.h).  repair runs the
+ * repair pass (repair.h) and prints what it did as one JSON line.
  */
 #include <getopt.h>
 #include <signal.h>

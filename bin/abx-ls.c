@@ -1,7 +1,7 @@
 /*
  * abx-ls — print the current version of records as JSONL (a table when
  * stdout is a terminal), filtered by kind, status, URL, tag, crawl and
- * creation date (verbs_filter.h).
+ * creation date (verbs_filter.h), in the order listing.h gives them.
  *
  * With IDs, those records (each unknown id reported; exit 65 at the end).
  * Without, every record that passes the filters: schedules, binaries,

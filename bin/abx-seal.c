@@ -9,7 +9,7 @@
  * if a worker holds it).  --pack FILE writes the item into an archive
  * chosen by FILE's suffix (a tar or zip of its directory, or a WACZ), never
  * over an existing FILE unless -f; --index rebuilds the data directory's
- * index.html from its index.jsonl.
+ * index.html from its index.jsonl.  The library does the work: sealcmd.h.
  */
 #include <getopt.h>
 #include <stdio.h>
