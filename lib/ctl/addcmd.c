@@ -75,11 +75,11 @@ addcmd_queue(store_t *s, addcmd_t *a, const urllist_t *l, buf_t *line, buf_t *wh
 {
 	buf_t bad = {0};
 	int rc = settings_check_global(s->dfd, &bad);
-	if (rc) {
+	if (rc)
 		buf_addf(why, "%s: %s", s->dir, bad.p);
-		buf_free(&bad);
+	buf_free(&bad);
+	if (rc)
 		return rc;
-	}
 	int64_t now = clock_now();
 	buf_t urls = {0}, cfg = {0};
 	urllist_text(l, &urls);
