@@ -25,16 +25,17 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "base/clock.h"
 #include "base/config.h"
-#include "tick/settings.h"
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "base/ids.h"
-#include "store/lease.h"
-#include "hook/phase.h"
 #include "base/sigreset.h"
+#include "ctl/itemlease.h"
+#include "ctl/pluginsarg.h"
+#include "hook/phase.h"
+#include "store/lease.h"
 #include "store/store.h"
+#include "tick/settings.h"
 
 static const char options[] =
     "  -d DIR          the data directory (default: $ABX_DIR, else ~/.local/share/abx)\n"
@@ -59,29 +60,6 @@ on_signal(int sig)
 	(void)sig;
 	if (stop < 100)
 		stop++;
-}
-
-/* Hold ID's lease; returns the fd, and *own if we took it. */
-static int
-hold_lease(store_t *s, const char *id, const char *kind, int *own)
-{
-	int fd = lease_inherited(s, id);
-	*own = 0;
-	if (fd < 0) {
-		int r = lease_take(s, id, &fd);
-		if (r == LEASE_BUSY)
-			die(EX_TEMPFAIL_, "%s %s is leased by another worker; try again later", kind, id);
-		if (r != LEASE_TAKEN)
-			die(EX_TEMPFAIL_, "the lease of %s %s is in an unknown state; try again later", kind, id);
-		*own = 1;
-		buf_t b = {0};
-		int64_t now = clock_now();
-		lease_object(s, &b, now, now + 3600 * 1000000LL, 1);
-		lease_note(fd, buf_cstr(&b));
-		buf_free(&b);
-	}
-	fcntl(fd, F_SETFD, FD_CLOEXEC);   /* the lease is ours, never a hook's */
-	return fd;
 }
 
 /*
@@ -138,14 +116,10 @@ main(int argc, char **argv)
 	if (b && *b && (budget = parse_size(b)) <= 0)
 		die(EX_DATAERR_, "ABX_SIZE_BUDGET=%s: not a size (bytes, or with a unit: 45mb)", b);
 	char **names = NULL;
-	if (plugins) {
-		const char *bad = NULL;
-		if (!(names = name_list(plugins, &bad)))
-			die(EX_DATAERR_, "--plugins: not a plugin name: %s", bad);
-	}
-
-	if (names && !names[0])
-		die(EX_DATAERR_, "--plugins wants one or more plugin names, separated by commas");
+	buf_t why = {0};
+	int rc = plugins ? plugins_arg(plugins, &names, &why) : 0;
+	if (rc)
+		die(rc, "%s", why.p);
 
 	store_t s;
 	if (store_open(&s, dir, 0) < 0)
@@ -154,15 +128,15 @@ main(int argc, char **argv)
 	const char *hint = getenv("ABX_HINT");
 	if (hint && *hint && store_lean(&s, hint) < 0)
 		warnx_("ABX_HINT=%s: not location hints (ID=JOURNAL:OFFSET words); ignored", hint);
-	buf_t why = {0};
-	int bad = settings_check_global(s.dfd, &why);
-	if (bad)
-		die(bad, "%s: %s", s.dir, why.p);
+	if ((rc = settings_check_global(s.dfd, &why)) != 0)
+		die(rc, "%s: %s", s.dir, why.p);
 	buf_free(&why);
 	parent_watch();
+	const char *kind = strcmp(family, "Snapshot") == 0 ? "snapshot" : "crawl";
 	int own = 0, fd = -1;
-	if (!dry)
-		fd = hold_lease(&s, id, strcmp(family, "Snapshot") == 0 ? "snapshot" : "crawl", &own);
+	if (!dry && (rc = item_lease(&s, id, ITEMLEASE_NOTE | ITEMLEASE_CLOEXEC, &fd, &own)) != 0)
+		die(EX_TEMPFAIL_, rc == LEASE_BUSY ? "%s %s is leased by another worker; try again later"
+		    : "the lease of %s %s is in an unknown state; try again later", kind, id);
 
 	sigset_t waitmask;
 	phase_signals(on_signal, &waitmask);
@@ -173,7 +147,7 @@ main(int argc, char **argv)
 		.reap_orphans = subreaper, .out = stdout, .waitmask = &waitmask, .stop = &stop,
 		.size_budget = budget,
 	};
-	int rc = phase_run(&s, &o);
+	rc = phase_run(&s, &o);
 	if (own)
 		lease_drop(fd);
 	name_list_free(names);

@@ -1,7 +1,7 @@
 /*
  * abx-ls — print the current version of records as JSONL (a table when
  * stdout is a terminal), filtered by kind, status, URL, tag, crawl and
- * creation date (verbs_filter.h).
+ * creation date (verbs_filter.h), in the order listing.h gives them.
  *
  * With IDs, those records (each unknown id reported; exit 65 at the end).
  * Without, every record that passes the filters: schedules, binaries,
@@ -17,18 +17,18 @@
  */
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 #include "base/err.h"
 #include "base/exitcodes.h"
-#include "hook/names.h"
+#include "base/ids.h"
 #include "base/sigreset.h"
+#include "ctl/listing.h"
+#include "ctl/lstable.h"
+#include "ctl/verbs_filter.h"
+#include "hook/names.h"
 #include "store/store.h"
 #include "tick/progress.h"
-#include "base/termsafe.h"
-#include "ctl/verbs_filter.h"
 
 static const char usage[] =
     "abx-ls [-d DIR] [-k KIND] [-s STATUS] [--url TEXT] [--tag TAG] [--crawl ID]\n"
@@ -50,177 +50,25 @@ static const char options[] =
 
 typedef struct {
 	store_t *s;
-	filter_t f;
 	int table;
 	int cols;            /* the terminal's width (table) */
-	int bad;             /* an operand named no record */
-} lsctx_t;
+} lsout_t;
 
-/* The table's last column: what the record is about. */
-static char *
-what_of(lsctx_t *c, rec_t *r)
-{
-	if (rec_streq(r, "type", "CrawlSchedule")) {
-		char *expr = rec_str(r, "schedule"), *tid = rec_str(r, "template_id"), *urls = NULL;
-		rec_t t;
-		if (id_valid(tid) && store_get(c->s, tid, &t) == 0) {
-			urls = rec_str(&t, "urls");
-			rec_free(&t);
-		}
-		char *w = xasprintf("%-13s %s", expr ? expr : "?", urls ? urls : "(template gone)");
-		free(expr), free(tid), free(urls);
-		return w;
-	}
-	static const char *keys[] = {"url", "plugin", "name", "urls", NULL};
-	for (int i = 0; keys[i]; i++) {
-		char *w = rec_str(r, keys[i]);
-		if (w)
-			return w;
-	}
-	return NULL;
-}
-
+/* A record as JSONL, or as a line of the table on a terminal. */
 static void
-print_rec(lsctx_t *c, rec_t *r)
+emit(void *arg, const rec_t *r)
 {
-	if (!filter_match(&c->f, r))
-		return;
+	lsout_t *o = arg;
 	buf_t b = {0};
-	if (c->table) {
-		char *t = rec_str(r, "type"), *id = rec_str(r, "id"), *st = rec_str(r, "status");
-		char *ra = rec_str(r, "retry_at"), *what = what_of(c, r);
-		const char *tpl = rec_raw(r, "is_template");
-		if (tpl && strcmp(tpl, "true") == 0) {
-			free(st);
-			st = xstrdup("template");
-		}
-		if (what)
-			for (char *p = what; *p; p++)
-				if (*p == '\n' || *p == '\t')
-					*p = ' ';
-		/* a page's URL: its controls never reach the terminal */
-		char *safe = termsafe(what), *sst = termsafe(st ? st : "-");
-		buf_addf(&b, "%-13s %-36s %-9s %-19.19s %s", t ? t : "?", id ? id : "?", sst,
-		    ra ? ra : "-", safe);
-		while (b.len && b.p[b.len - 1] == ' ')
-			b.len--;
-		/* as ps does: a row fits the terminal, "..." where it is cut
-		 * (a column is a UTF-8 character; --jsonl has it all) */
-		if (!c->cols)
-			c->cols = progress_width();
-		size_t at = 0;
-		int col = 0;
-		for (; at < b.len; at++)
-			if ((b.p[at] & 0xC0) != 0x80 && ++col > c->cols - 1)
-				break;
-		if (at < b.len && c->cols > 4) {
-			size_t cut = at;
-			for (int k = 0; k < 3 && cut > 0; k++)   /* room for "..." */
-				while (--cut > 0 && (b.p[cut] & 0xC0) == 0x80)
-					;
-			b.len = cut;
-			buf_adds(&b, "...");
-		}
-		free(safe), free(sst);
-		free(t), free(id), free(st), free(ra), free(what);
+	if (o->table) {
+		if (!o->cols)
+			o->cols = progress_width();
+		ls_table_line(o->s, r, o->cols, &b);
 	} else {
 		rec_line(r, &b);
 	}
 	cli_out(b.p, b.len);
 	buf_free(&b);
-}
-
-static int
-each_print(rec_t *r, void *arg)
-{
-	print_rec(arg, r);
-	return 0;
-}
-
-static void
-print_journal_of(lsctx_t *c, const char *crawl_id)
-{
-	char j[128];
-	store_crawl_journal(crawl_id, j, sizeof j);
-	const char *pre = c->f.type && strcmp(c->f.type, "Snapshot") == 0 ? "\"Snapshot\"" : NULL;
-	store_each(c->s, j, filter_by_content(&c->f) ? NULL : pre, each_print, c);
-	c->f.nsnaps = 0;   /* a journal's results follow its own snapshots */
-}
-
-static int
-each_crawl(rec_t *crawl, void *arg)
-{
-	char *id = rec_str(crawl, "id");
-	/* a removed crawl's records are history, even if its files stay */
-	if (id_valid(id) && rec_isnull(crawl, "deleted_at"))
-		print_journal_of(arg, id);
-	free(id);
-	return 0;
-}
-
-/* Is r a record of a removed crawl's journal (kept with its files)? */
-static int
-in_removed_crawl(store_t *s, const rec_t *r)
-{
-	char *cid = rec_str(r, "crawl_id");
-	rec_t cr;
-	int gone = 0;
-	if (id_valid(cid) && !rec_streq(r, "type", "Crawl") && store_get(s, cid, &cr) == 0) {
-		gone = !rec_isnull(&cr, "deleted_at");
-		rec_free(&cr);
-	}
-	free(cid);
-	return gone;
-}
-
-static int
-is_active_status(const char *st)
-{
-	return st && (!strcmp(st, "queued") || !strcmp(st, "started") || !strcmp(st, "paused"));
-}
-
-static void
-print_all(lsctx_t *c)
-{
-	store_t *s = c->s;
-	const char *type = c->f.type;
-	int kids = !type || !strcmp(type, "Snapshot") || !strcmp(type, "ArchiveResult") ||
-	           !strcmp(type, "Process");
-	if (c->f.crawl) {
-		rec_t r;
-		if (store_get(s, c->f.crawl, &r) == 0) {
-			print_rec(c, &r);
-			if (kids && rec_isnull(&r, "deleted_at"))
-				print_journal_of(c, c->f.crawl);
-			rec_free(&r);
-		} else if (!s->nerr) {
-			errorx("--crawl: no crawl with id %s", c->f.crawl);
-			c->bad = 1;
-		}
-		return;
-	}
-	if (is_active_status(c->f.status) && type && strcmp(type, "ArchiveResult") != 0 &&
-	    strcmp(type, "Process") != 0 && !filter_by_content(&c->f)) {
-		ient_t *v;
-		size_t n = store_active(s, type, &v);
-		for (size_t i = 0; i < n; i++) {
-			rec_t r;
-			if (strcmp(v[i].status, c->f.status) == 0 && store_get(s, v[i].id, &r) == 0) {
-				print_rec(c, &r);
-				rec_free(&r);
-			}
-		}
-		free(v);
-		return;
-	}
-	if (!type || strcmp(type, "CrawlSchedule") == 0)
-		store_each(s, "schedules.jsonl", NULL, each_print, c);
-	if (!type || strcmp(type, "Binary") == 0)
-		store_each(s, "binaries.jsonl", NULL, each_print, c);
-	if (!type || strcmp(type, "Crawl") == 0)
-		store_each(s, "crawls.jsonl", NULL, each_print, c);
-	if (kids)
-		store_each(s, "crawls.jsonl", NULL, each_crawl, c);
 }
 
 int
@@ -233,69 +81,51 @@ main(int argc, char **argv)
 		{"help", no_argument, 0, 'h'}, CLI_VERSION_OPT, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *kind = NULL;
-	lsctx_t c = {0};
-	int c_, jsonl = 0;
+	lsout_t o = {0};
+	filter_t f = {0};
+	int c, jsonl = 0;
 	buf_t why = {0};
 	err_init(argv[0]);
 	sig_reset();
-	while ((c_ = getopt_long(argc, argv, "d:k:s:h", longopts, NULL)) != -1) {
-		switch (c_) {
+	while ((c = getopt_long(argc, argv, "d:k:s:h", longopts, NULL)) != -1) {
+		switch (c) {
 		case 'd': dir = optarg; break;
 		case 'k': kind = optarg; break;
-		case 's': c.f.status = optarg; break;
+		case 's': f.status = optarg; break;
 		case 'J': jsonl = 1; break;
-		case 'U': c.f.url = optarg; break;
-		case 'T': c.f.tag = optarg; break;
+		case 'U': f.url = optarg; break;
+		case 'T': f.tag = optarg; break;
 		case 'C':
 			if (!id_valid(optarg))
 				die(EX_DATAERR_, "--crawl wants a crawl id: %s", optarg);
-			c.f.crawl = optarg;
+			f.crawl = optarg;
 			break;
 		case 'S':
 		case 'u':
-			if (filter_date(optarg, c_ == 'S' ? c.f.since : c.f.until) < 0)
+			if (filter_date(optarg, c == 'S' ? f.since : f.until) < 0)
 				die(EX_DATAERR_, "--%s wants a date (2026-12-01) or an ISO 8601 UTC time "
-				    "(2026-12-01T05:33:24Z): %s", c_ == 'S' ? "since" : "until", optarg);
+				    "(2026-12-01T05:33:24Z): %s", c == 'S' ? "since" : "until", optarg);
 			break;
 		case 'h': cli_help(usage, options);
 		case CLI_VERSION: cli_version();
 		default: cli_usage(usage);
 		}
 	}
-	if (kind && !(c.f.type = names_kind(kind, &why)))
+	if (kind && !(f.type = names_kind(kind, &why)))
 		die(EX_DATAERR_, "-k: %s", buf_cstr(&why));
-	if (c.f.status && names_status(c.f.type, c.f.status, &why))
+	if (f.status && names_status(f.type, f.status, &why))
 		die(EX_DATAERR_, "-s: %s", buf_cstr(&why));
-	if (c.f.crawl && optind < argc)
+	if (f.crawl && optind < argc)
 		cli_usage_err(usage, "--crawl goes without ID operands");
-	c.table = !jsonl && cli_isatty_out();
+	o.table = !jsonl && cli_isatty_out();
 	store_t s;
 	if (store_open(&s, dir, 0) < 0)
 		die(s.err, "%s", s.errmsg);
-	c.s = &s;
-	int bad = 0;
-	if (optind < argc) {
-		for (int i = optind; i < argc; i++) {
-			rec_t r;
-			if (!id_valid(argv[i])) {
-				errorx("not an id: %s", argv[i]);
-				bad = 1;
-			} else if (store_get(&s, argv[i], &r) < 0) {
-				if (!s.nerr)
-					errorx("no record with id %s", argv[i]);
-				bad = 1;
-			} else {
-				if (!in_removed_crawl(&s, &r))
-					print_rec(&c, &r);   /* else history, as in listings */
-				rec_free(&r);
-			}
-		}
-	} else {
-		print_all(&c);
-		bad = c.bad;
-	}
+	o.s = &s;
+	int bad = optind < argc ? listing_ids(&s, &f, argv + optind, argc - optind, emit, &o)
+	                        : listing_all(&s, &f, emit, &o);
 	store_close(&s);
-	filter_free(&c.f);
+	filter_free(&f);
 	buf_free(&why);
 	if (s.nerr) {
 		/* what could be read was printed; say what could not */
