@@ -63,7 +63,7 @@ setup(const spawn_t *sp, const int *src, posix_spawnattr_t *a, posix_spawn_file_
 		rc = posix_spawn_file_actions_addfchdir_np(fa, sp->cwdfd);
 	else if (!rc && sp->cwd)
 		rc = posix_spawn_file_actions_addchdir_np(fa, sp->cwd);
-	if (!rc)
+	if (!rc && !sp->inherit)
 		rc = posix_spawn_file_actions_addclosefrom_np(fa, sp->nfd);
 	return rc;
 }

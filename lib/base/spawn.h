@@ -3,8 +3,9 @@
  * process abx starts inherits from it.  Hooks (hookrun.h), the toolkit's
  * own abx-hook as a tick's worker (toolspawn.h), a binary's --version
  * (binary.c), curl for robots.txt (robots.c) and for the C hooks
- * (hookcurl.h), wget and the outlink parser in the C hooks: all of them
- * go through spawn().
+ * (hookcurl.h), wget and the outlink parser in the C hooks, a user's
+ * command under abx-claim's lease (claimrun.h): all of them go through
+ * spawn().
  *
  * Calling sequence:
  *
@@ -38,6 +39,11 @@
  *      (setsid), its pid the group id (hooks, --version), so that it and
  *      all it forks are stopped together.
  *   6. Cwd: cwdfd (a directory fd) or cwd (a path) if set, else ours.
+ *   7. One exception to 3, for a user's own command run as flock(1) runs
+ *      one (abx-claim CMD): inherit 1 leaves every fd above nfd as exec
+ *      leaves it, so that what the user handed abx-claim (3<file) reaches
+ *      the command.  abx's own fds are close-on-exec, and the caller names
+ *      what it hands on (the lease, $ABX_LEASE_FD).
  *
  * Stopping is the caller's, by the group it chose: a child in its own
  * session is stopped as a group, killpg(pid) (hookrun.h: SIGTERM at the
@@ -69,6 +75,7 @@ typedef struct {
 	int cwdfd;               /* -1: not used */
 	const char *cwd;         /* NULL: not used; cwdfd wins */
 	int session;             /* 1: its own session and group */
+	int inherit;             /* 1: fds above nfd as exec leaves them (7) */
 } spawn_t;
 
 /* path, argv, envp; fd {SPAWN_NULL, 1, 2}, nfd 3, no cwd, session 0. */

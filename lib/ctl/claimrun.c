@@ -5,7 +5,8 @@
  *  1. catch SIGINT, SIGTERM and SIGHUP with the caller's handler; build
  *     cmd's environment: ours, less any ABX_DIR, ABX_KIND, ABX_ID,
  *     ABX_LEASE_FD and ABX_HINT, plus the item's;
- *  2. posix_spawnp; a file the kernel will not run (ENOEXEC) is found in
+ *  2. spawn() (spawn.h, as a user's command: stdio and the fds the user
+ *     gave us); a file the kernel will not run (ENOEXEC) is found in
  *     $PATH and handed to /bin/sh, as execvp(3) does;
  *  3. wait on a pidfd (or poll every 100 ms without one), renewing and
  *     forwarding signals between waits;
@@ -13,7 +14,6 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +23,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
-#include "base/toolspawn.h"
+#include "base/spawn.h"
 #include "ctl/claimrun.h"
 #include "store/claim.h"
 #include "store/lease.h"
@@ -90,13 +90,16 @@ path_of(const char *name, const char *const *env)
 	}
 }
 
-/* Spawn cmd as execvp would run it; 0, or an errno value. */
+/* Spawn cmd as execvp would run it, as the user's own command (spawn.h,
+ * 7: it keeps the fds the user gave us); 0, or an errno value. */
 static int
 spawn_cmd(pid_t *pid, char **cmd, char **env)
 {
-	posix_spawnattr_t a;
-	tool_spawnattr(&a);
-	int e = posix_spawnp(pid, cmd[0], NULL, &a, cmd, env);
+	spawn_t sp;
+	spawn_init(&sp, cmd[0], cmd, env);
+	sp.fd[0] = 0;
+	sp.inherit = 1;
+	int e = spawn(&sp, pid);
 	char *f;
 	if (e == ENOEXEC && (f = path_of(cmd[0], (const char *const *)env))) {
 		size_t n = 0;
@@ -107,11 +110,12 @@ spawn_cmd(pid_t *pid, char **cmd, char **env)
 		v[1] = f;
 		for (size_t i = 1; i < n; i++)
 			v[i + 1] = cmd[i];
-		e = posix_spawn(pid, "/bin/sh", NULL, &a, v, env);
+		sp.path = "/bin/sh";
+		sp.argv = v;
+		e = spawn(&sp, pid);
 		free(v);
 		free(f);
 	}
-	posix_spawnattr_destroy(&a);
 	return e;
 }
 

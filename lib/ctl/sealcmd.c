@@ -4,6 +4,7 @@
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "ctl/sealcmd.h"
+#include "pack/pack.h"
 #include "seal/seal.h"
 
 int
