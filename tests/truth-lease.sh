@@ -62,7 +62,12 @@ D3=$T/data3
 C3=$(abx-add -d "$D3" --plugins slow "$BASE/site/page1.html" | jq -r .id)
 abx-claim -d "$D3" -i "$C3" sleep 60 &
 claim=$!
-leased() { abx-claim -d "$D3" --test "$C3"; }
+# held, and said so in the record: the flock is taken before the commit
+# that names it, and a kill in between would leave nothing to clear
+leased() {
+	abx-claim -d "$D3" --test "$C3" &&
+		[ "$(abx-ls -d "$D3" "$C3" | jq -r '.lease.flock')" = true ]
+}
 ok "abx-claim holds the crawl" wait_for 10 leased
 for p in $(pgrep -P "$claim"); do kill -9 "$p"; done
 kill -9 "$claim" 2>/dev/null
