@@ -6,7 +6,8 @@
  * "title" and "tags" (urllist.h).  Each bad URL is reported with its line
  * number and skipped.  The crawl and its depth-0 snapshots are written in
  * one durable commit, queued and due now, so that abx-claim -k snapshot
- * finds them at once.  The Crawl record is printed on stdout.  Exit 65 if no URL was valid.
+ * finds them at once.  The Crawl record is printed on stdout.  Exit 65 if
+ * no URL was valid.
  *
  * With --schedule CRON nothing is queued: the crawl is stored sealed, as
  * the template of a CrawlSchedule (schedule.h), and the schedule record is

@@ -25,8 +25,9 @@
  * (sigtimedwait): one that came before curl started, or while it runs,
  * stops it (SIGTERM) and is named in r->sig, as is one still pending when
  * it has ended; the caller prints its "interrupted" result.  One that
- * comes after the last fetch waits while the hook finishes its result.  Returns curl's exit status (128 + N if signal N
- * ended it), or -1 if it could not be run (r->why says why).
+ * comes after the last fetch waits while the hook finishes its result.
+ * Returns curl's exit status (128 + N if signal N ended it), or -1 if it
+ * could not be run (r->why says why).
  */
 #ifndef ABX_HOOKCURL_H
 #define ABX_HOOKCURL_H

@@ -194,7 +194,7 @@ fetch(const char *curl, const char *ua, const char *url, int fd)
 }
 
 int
-robots_get(int dfd, const char *dir __attribute__((unused)), const char *key, const char *url, const conf_t *c, robots_t *r)
+robots_get(int dfd, const char *key, const char *url, const conf_t *c, robots_t *r)
 {
 	char rel[640], meta[640], body[640];
 	memset(r, 0, sizeof *r);

@@ -37,9 +37,9 @@ typedef struct {
 void robots_parse(robots_t *r, const char *text, size_t len, const char *agent);
 int robots_allows(const robots_t *r, const char *url);
 void robots_free(robots_t *r);
-/* dir: the data directory's path (unused: the file is opened here).
+/* dfd: the data directory (DIR above), the files opened under it.
  * 0 with *r filled, or -1 if the host's state cannot be used (errno). */
-int robots_get(int dfd, const char *dir, const char *key, const char *url, const conf_t *c, robots_t *r);
+int robots_get(int dfd, const char *key, const char *url, const conf_t *c, robots_t *r);
 int conf_parse_robots(const char *s, long long *out);
 
 #endif

@@ -28,7 +28,7 @@ robots_of(crawlrun_t *cr, const char *key, const char *url)
 		if (strcmp(cr->rob[i].key, key) == 0)
 			return &cr->rob[i].r;
 	robots_t r;
-	if (robots_get(cr->t->s->dfd, cr->t->s->dir, key, url, &cr->conf, &r) < 0) {
+	if (robots_get(cr->t->s->dfd, key, url, &cr->conf, &r) < 0) {
 		warnsys("crawl %s: unable to keep the robots.txt of %s in %s/hosts", cr->cid, key, cr->t->s->dir);
 		return NULL;
 	}
