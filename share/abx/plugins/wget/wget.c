@@ -30,7 +30,8 @@
  *    created); then "--" and the URL.  wget is started by spawn()
  *    (spawn.h: nothing of ours but the fds named here, every signal at its
  *    default), its stdin /dev/null, its stdout our stderr, its stderr (its
- *    log) read by us through a pipe and copied to our stderr as it comes.  wget's environment is ours with
+ *    log) read by us through a pipe and copied to our stderr as it comes.
+ *    wget's environment is ours with
  *    glibc's malloc told not to give memory back while wget runs
  *    (WGET_MALLOC_TUNABLES, below): GLIBC_TUNABLES gets it in front of
  *    any value it has, so a person's own settings still win, and with
@@ -259,8 +260,9 @@ wget_malloc_env(void)
 /*
  * GnuTLS initialises itself when it is loaded (parsing its ASN.1
  * definitions and more), on every page, though an http page never uses
- * it: 1.0 ms of the 14 ms of CPU a wget of a bench page costs (abx-internals(7),
- * "The cost of a page").  GNUTLS_NO_IMPLICIT_INIT=1 skips that;
+ * it: 1.0 ms of the 14 ms of CPU a wget of a bench page costs
+ * (abx-internals(7), "The cost of a page").  GNUTLS_NO_IMPLICIT_INIT=1
+ * skips that;
  * wget calls gnutls_global_init() itself before its first TLS connection,
  * so an https page is fetched and its certificate checked as before
  * (tests/hooks-c-tls.sh).  A value the hook's environment has is kept.
