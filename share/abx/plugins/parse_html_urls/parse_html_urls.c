@@ -31,7 +31,7 @@
  *    those are page requisites, which wget fetches), and the URL of a meta
  *    refresh.  The first <base href> is the base of all of them.
  * 3. Each is resolved against the base as a browser resolves it: the
- *    WHATWG URL Standard's basic URL parser (lib/url.h: "\\" is "/" in
+ *    WHATWG URL Standard's basic URL parser (lib/net/url.h: "\\" is "/" in
  *    http(s), hosts by IDNA and as IPv4/IPv6 addresses, default ports
  *    dropped, each part percent-encoded by its own set), the base being
  *    the first <base href> resolved against the page's URL (the page's
