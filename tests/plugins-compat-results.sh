@@ -8,6 +8,8 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/httpd.sh"
 export ABX_PLUGINS_DIR="$T/plugins" ABX_SHARE_DIR="$T/noshare" ABX_SYNC=0
+# the verdicts daemon says when its SIGTERM trap is set (its hook 16 waits)
+export VERDICTS_READY="$T/verdicts.ready"
 mkdir -p "$T/plugins" "$T/www"
 for p in verdicts parse_netscape_urls stdout_links; do cp -R "$TOP/tests/data/plugins-compat/$p" "$T/plugins/"; done
 cat >"$T/www/bookmarks.html" <<'EOF'
@@ -36,6 +38,7 @@ is "$(st on_Snapshot__14_daemon.daemon.bg status)" failed \
 like "$(st on_Snapshot__14_daemon.daemon.bg notes)" "signal 15" "the notes say how it ended"
 is "$(st on_Snapshot__15_daemon_clean.daemon.bg status)" succeeded \
 	"a daemon that exits 0 on SIGTERM with its capture saved: succeeded"
+ok "it had said its trap was set before the phase ended" test -e "$VERDICTS_READY"
 is "$(st on_Snapshot__16_reported status)" skipped "a reported status is honoured"
 
 # points 3 and 7: discovery
