@@ -237,6 +237,7 @@ phase_free(phase_t *ph)
 	free(ph->prior);
 	free(ph->size.note);
 	runmark_free(&ph->mark);
+	phase_gate_free(ph);
 	free(ph->hooks);
 	free(ph->runs);
 	plugins_free(&ph->ps);
@@ -350,6 +351,10 @@ phase_run(store_t *s, const phase_opts_t *o)
 	phase_load_prior(&ph);
 	phase_resolve_binaries(&ph);
 	ph.runs = xcalloc(ph.nhooks, sizeof(run_t));
+	if (phase_gate_start(&ph) < 0) {
+		rc = EX_TEMPFAIL_;
+		goto out;
+	}
 	size_watch_init(&ph);
 	for (size_t i = 0; i < ph.nhooks; i++) {
 		if (o->stop && *o->stop > ph.signals)
@@ -390,6 +395,7 @@ phase_run(store_t *s, const phase_opts_t *o)
 	wait_runs(&ph, UNTIL_ALL, 0);
 	if (cleanup)
 		stop_crawl_daemons(&ph);
+	phase_gate_stop(&ph);
 	if (o->reap_orphans) {
 		reap_orphans(&ph);
 		runmark_end(&ph.mark);   /* else what escaped is ended by the next run */

@@ -22,6 +22,12 @@
  *  4. resolve each selected plugin's required_binaries (binary.h) and
  *     commit the Binary records that changed; a plugin whose binary is
  *     missing gets a failed result for each of its hooks, and none run;
+ *  4b. start the phase's egress gate (gate.h, phase_gate.c) unless the
+ *     crawl may enter every network zone: each hook's proxy variables
+ *     point at a listener of its own, and what the gate refused is added
+ *     to that hook's notes (the page's own fetch: "network_zone" in its
+ *     result); 75 if the gate cannot start (no hook runs unchecked).  It
+ *     is stopped after the last hook, before step 9;
  *  5. run the hooks in order: a foreground hook is waited for (up to its
  *     timeout) before the next starts; a .bg. hook starts and runs
  *     alongside; a foreground hook numbered 50 or more (a parser, hashes)

@@ -166,6 +166,7 @@ run_spawn(phase_t *ph, run_t *r, conf_t *pc, long timeout)
 	char *ec = extra_context(ph, pc, r->h);
 	conf_set(pc, "EXTRA_CONTEXT", ec, CONF_FORCED);
 	free(ec);
+	phase_gate_env(ph, (size_t)(r - ph->runs), pc);
 	id_new(r->process_id);
 	r->started = 1;
 	/* a #! interpreter not on the hook's PATH (uv for abx-plugins'

@@ -11,6 +11,7 @@
  *   phase_binaries.c  the required binaries of the phase's plugins
  *   phase_record.c    committing and printing what a finished hook did
  *   phase_size.c      the size watch (SNAPSHOT_MAX_SIZE, the crawl's budget)
+ *   phase_gate.c      the egress gate every hook fetches through
  *
  * Everything works on one phase_t, owned by phase_run for one call.
  */
@@ -27,6 +28,7 @@
 #include "hook/plugin.h"
 #include "hook/results.h"
 #include "hook/runmark.h"
+#include "net/gate.h"
 #include "store/store.h"
 
 /* One hook of the phase (or a BinaryRequest hook run for a binary). */
@@ -91,6 +93,10 @@ typedef struct {
 	int wait_err;              /* errno of a wait that failed */
 	sizewatch_t size;
 	runmark_t mark;
+	gate_t gate;               /* the egress gate (phase_gate.c), pid 0 if none */
+	buf_t *gate_notes;         /* per hook: the refusals it was told of */
+	int *gate_count;           /* per hook: how many */
+	char **gate_zone;          /* per hook: the zone of its page's refused fetch */
 } phase_t;
 
 static inline int
@@ -131,6 +137,15 @@ char *phase_plugin_missing(phase_t *ph, plugin_t *p);
 void phase_load_prior(phase_t *ph);
 void run_record(phase_t *ph, run_t *r);
 void phase_emit(phase_t *ph, const rec_t *r);
+
+/* phase_gate.c: the egress gate of the phase (-1: it cannot start, and
+ * no hook may run); a hook's proxy variables; its refusals added to its
+ * notes (the zone of its page's own refused fetch, or NULL); stop, free. */
+int phase_gate_start(phase_t *ph);
+void phase_gate_env(phase_t *ph, size_t i, conf_t *pc);
+const char *phase_gate_note(phase_t *ph, run_t *r, buf_t *notes);
+void phase_gate_stop(phase_t *ph);
+void phase_gate_free(phase_t *ph);
 
 /* phase_size.c: the limit; the next time to measure (0: never); measure
  * now, stopping the running hooks if over; the notes of a stopped hook. */

@@ -313,6 +313,7 @@ run_record(phase_t *ph, run_t *r)
 		if (r->p.why == WHY_LIMIT)
 			size_watch_note(ph, &v);
 	}
+	const char *refused = phase_gate_note(ph, r, &v.notes);
 	prior_t *key = ph->snapshot ? result_key(ph, r->h) : NULL;
 	result_t x = {
 		.crawl_id = ph->crawl_id, .snapshot_id = ph->snap_id, .plugin = r->h->plugin->name,
@@ -337,6 +338,8 @@ run_record(phase_t *ph, run_t *r)
 	}
 	if (ph->snapshot) {
 		result_archive(&ar, &x);
+		if (refused)
+			rec_set_str(&ar, "network_zone", refused);
 		store_put(ph->s, &ar);
 		have_snap = update_snapshot(ph, r, ran ? &o : NULL, v.status, &snap);
 	}

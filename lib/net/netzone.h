@@ -79,6 +79,8 @@ typedef struct zonepolicy zonepolicy_t;
  * allow: ALLOW_PRIVATE_NETWORKS (NULL or malformed: none). */
 zonepolicy_t *zonepolicy_new(const char *seeds, const char *allow);
 const char *zonepolicy_refuse(zonepolicy_t *p, const char *url);
+/* The mask of the zones the crawl may enter (its seeds classified). */
+unsigned zonepolicy_allowed(zonepolicy_t *p);
 void zonepolicy_free(zonepolicy_t *p);
 
 #endif

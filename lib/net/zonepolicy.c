@@ -144,3 +144,11 @@ zonepolicy_refuse(zonepolicy_t *p, const char *url)
 	    "(ALLOW_PRIVATE_NETWORKS)", host, netzone_name(z));
 	return p->why;
 }
+
+unsigned
+zonepolicy_allowed(zonepolicy_t *p)
+{
+	if (p->seeds)
+		add_seed_zones(p);
+	return p->allow;
+}

@@ -181,6 +181,18 @@ results_ran(const recs_t *rs)
 	return n;
 }
 
+/* Whether the egress gate refused the page's own fetch for one of the
+ * results (its "network_zone", phase_gate.c): the page is then not
+ * archived, whatever the hooks saved around it. */
+static int
+results_refused(const recs_t *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rec_streq(&rs->v[i], "type", "ArchiveResult") && !rec_isnull(&rs->v[i], "network_zone"))
+			return 1;
+	return 0;
+}
+
 /*
  * A result still queued when its snapshot is sealed was queued by abx-ctl
  * retry and not run again (its plugin no longer selected, or without that
@@ -271,8 +283,10 @@ seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, si
 		record_status(&r, "sealed", -1);
 		rec_set_null(&r, "lease");
 		rec_del(&r, "retry_plugins");
-		/* why it is sealed: its hooks ran, or none was selected */
-		rec_set_str(&r, "sealed_reason", results ? "archived" : "no_hooks");
+		/* why it is sealed: its hooks ran, or none was selected, or
+		 * the page's own fetch went into a zone the crawl may not enter */
+		rec_set_str(&r, "sealed_reason", results_refused(&rs) ? "network_zone" :
+		    results ? "archived" : "no_hooks");
 		if (results && rec_isnull(&r, "downloaded_at"))
 			rec_set_time(&r, "downloaded_at", now);
 		rec_set_int(&r, "output_size", size >= 0 ? size : fs_du(s->dfd, dir));

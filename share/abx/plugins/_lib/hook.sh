@@ -222,9 +222,9 @@ chrome_sandbox() {
 
 # chrome_run ARGS...: headless chromium with ARGS, then the URL, in a fresh
 # profile, killed after 90% of the hook's timeout; without its sandbox
-# only as chrome_sandbox decides, said once on stderr; unable to reach the
-# address literals of the private zones the page may not enter
-# (hook_zone_rules).
+# only as chrome_sandbox decides, said once on stderr; every connection
+# through the egress gate ($ABX_GATE), else unable to reach the address
+# literals of the private zones the page may not enter (hook_zone_rules).
 chrome_run() {
 	mkdir -p "$tmp/profile"
 	chrome_sandbox
@@ -233,8 +233,18 @@ chrome_run() {
 		set -- --no-sandbox "$@"
 	fi
 	is_false "${CHECK_SSL_VALIDITY:-true}" && set -- --ignore-certificate-errors "$@"
-	hook_zone_rules
-	[ -n "$hook_zone_rules" ] && set -- --host-resolver-rules="$hook_zone_rules" "$@"
+	# the network: through the egress gate (abx-hook's $ABX_GATE,
+	# lib/net/gate.h), loopback included (chromium bypasses a proxy for
+	# it by default), QUIC off (UDP would not go through it), WebRTC kept
+	# to proxied connections; without a gate (the crawl may enter every
+	# zone, or a hook run outside abx-hook), hook_zone_rules instead
+	if [ -n "${ABX_GATE:-}" ]; then
+		set -- --proxy-server="http://$ABX_GATE" --proxy-bypass-list='<-loopback>' --disable-quic \
+			--force-webrtc-ip-handling-policy=disable_non_proxied_udp "$@"
+	else
+		hook_zone_rules
+		[ -n "$hook_zone_rules" ] && set -- --host-resolver-rules="$hook_zone_rules" "$@"
+	fi
 	timeout -k 5 $(( timeout * 9 / 10 > 5 ? timeout * 9 / 10 : 5 )) "$chrome" \
 		--headless --disable-gpu --disable-dev-shm-usage --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \

@@ -1,0 +1,134 @@
+/*
+ * phase_gate.c — a phase's egress gate (gate.h): every hook reaches the
+ * network through it, and what it refused is told in the hook's result.
+ *
+ *  1. phase_gate_start, before the first hook starts: the zones the crawl
+ *     may enter (zonepolicy.h: public, the zones of the crawl's seeds, and
+ *     what ALLOW_PRIVATE_NETWORKS allows); if that is every zone there is
+ *     nothing to check and no gate is started.  Else a gate with one
+ *     listener a hook, on 127.0.0.1.  A gate that cannot start fails the
+ *     phase before any hook runs (exit 75): no hook fetches unchecked.
+ *  2. phase_gate_env, as a hook is spawned: its environment points every
+ *     proxy variable at its own listener, http_proxy, https_proxy,
+ *     HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and all_proxy =
+ *     "http://127.0.0.1:PORT/", with no_proxy and NO_PROXY removed (the
+ *     user's own, from the environment or abx.conf, would let a host
+ *     bypass it), and ABX_GATE=127.0.0.1:PORT (the shell hooks give it to
+ *     chromium as --proxy-server).  Without a gate, ABX_GATE is removed.
+ *  3. phase_gate_note, as a hook's result is made: the refusals logged
+ *     since the last call are handed to the hooks whose listeners they
+ *     came in on; this hook's are added to its notes ("the egress gate
+ *     refused N connections: URL (ZONE), ..."; the first 3 named), and if
+ *     one of them was the page's own fetch (gate.h "The page"), its zone
+ *     is returned: the result records it as "network_zone", and the seal
+ *     says sealed_reason "network_zone" (seal.c).
+ *  4. phase_gate_stop, after the last hook (and before the orphans are
+ *     reaped, which would kill it): the gate is stopped and reaped.  A
+ *     CrawlSetup daemon left running loses its gate with the phase: its
+ *     fetches are then refused (connection refused), never unchecked.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "hook/phase_int.h"
+#include "net/netzone.h"
+
+#define NOTE_NAMED 3
+
+int
+phase_gate_start(phase_t *ph)
+{
+	char *seeds = ph->have_crawl ? rec_str(&ph->crawl, "urls") : NULL;
+	if (!seeds && ph->url)
+		seeds = xstrdup(ph->url);
+	zonepolicy_t *zp = zonepolicy_new(seeds, conf_get(&ph->conf, "ALLOW_PRIVATE_NETWORKS"));
+	unsigned allow = zonepolicy_allowed(zp);
+	zonepolicy_free(zp);
+	free(seeds);
+	ph->gate_notes = xcalloc(ph->nhooks + 1, sizeof(buf_t));
+	ph->gate_count = xcalloc(ph->nhooks + 1, sizeof(int));
+	ph->gate_zone = xcalloc(ph->nhooks + 1, sizeof(char *));
+	if ((allow & NZ_ALL & ~(1u << NZ_FILE)) == (NZ_ALL & ~(1u << NZ_FILE)))
+		return 0;
+	if (gate_start(&ph->gate, (int)ph->nhooks, allow, ph->snapshot ? ph->url : NULL) < 0) {
+		errorx("%s %s: the egress gate could not start, so no hook runs: %s", ph->o->family, ph->o->id,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void
+phase_gate_env(phase_t *ph, size_t i, conf_t *pc)
+{
+	static const char *const vars[] = {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY",
+	                                   "ALL_PROXY", "all_proxy"};
+	conf_unset(pc, "no_proxy");
+	conf_unset(pc, "NO_PROXY");
+	if (!ph->gate.pid || i >= (size_t)ph->gate.n) {
+		conf_unset(pc, "ABX_GATE");
+		for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++)
+			conf_unset(pc, vars[k]);
+		return;
+	}
+	char hp[64], url[80];
+	snprintf(hp, sizeof hp, "127.0.0.1:%d", ph->gate.port[i]);
+	snprintf(url, sizeof url, "http://%s/", hp);
+	conf_set(pc, "ABX_GATE", hp, CONF_FORCED);
+	for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++)
+		conf_set(pc, vars[k], url, CONF_FORCED);
+}
+
+static void
+take(void *arg, const gate_refusal_t *g)
+{
+	phase_t *ph = arg;
+	if (g->listener < 0 || (size_t)g->listener >= ph->nhooks)
+		return;
+	size_t i = (size_t)g->listener;
+	if (++ph->gate_count[i] <= NOTE_NAMED)
+		buf_addf(&ph->gate_notes[i], "%s%s (%s, %s)", ph->gate_count[i] > 1 ? ", " : "", g->url,
+		    g->address, g->zone);
+	if (g->page && !ph->gate_zone[i])
+		ph->gate_zone[i] = xstrdup(g->zone);
+}
+
+const char *
+phase_gate_note(phase_t *ph, run_t *r, buf_t *notes)
+{
+	if (!ph->gate.pid || !ph->gate_count)
+		return NULL;
+	if (gate_refusals(&ph->gate, take, ph) < 0)
+		warnx_("%s %s: the egress gate's log cannot be read: %s", ph->o->family, ph->o->id, strerror(errno));
+	size_t i = (size_t)(r - ph->runs);
+	int n = ph->gate_count[i];
+	if (!n)
+		return NULL;
+	if (notes->len)
+		buf_adds(notes, "; ");
+	buf_addf(notes, "the egress gate refused %d connection%s into a network zone the crawl may not "
+	    "enter: %s%s", n, n == 1 ? "" : "s", buf_cstr(&ph->gate_notes[i]), n > NOTE_NAMED ? ", ..." : "");
+	buf_cstr(notes);
+	return ph->gate_zone[i];
+}
+
+void
+phase_gate_stop(phase_t *ph)
+{
+	gate_stop(&ph->gate);
+}
+
+void
+phase_gate_free(phase_t *ph)
+{
+	gate_stop(&ph->gate);
+	for (size_t i = 0; ph->gate_notes && i < ph->nhooks; i++) {
+		buf_free(&ph->gate_notes[i]);
+		free(ph->gate_zone[i]);
+	}
+	free(ph->gate_notes), free(ph->gate_count), free(ph->gate_zone);
+	ph->gate_notes = NULL, ph->gate_count = NULL, ph->gate_zone = NULL;
+}
