@@ -71,6 +71,12 @@ netzone_t netzone_ipv6(const unsigned char a[16]);
  * -1 if host is not one. */
 int netzone_literal(const char *host);
 unsigned netzone_host(const char *host, int resolve);
+/* The first address of host (resolved as netzone_host does) in a zone of
+ * allow, as text into addr (an IPv6 one in brackets): 0; 1 if the host
+ * has addresses but none is allowed (*zone: the first one's); -1 if it
+ * does not resolve.  A fetcher given that address (curl --resolve) goes
+ * where the check went: no second lookup. */
+int netzone_pin(const char *host, unsigned allow, char *addr, size_t n, netzone_t *zone);
 int netzone_parse_allow(const char *v, unsigned *mask);
 
 typedef struct zonepolicy zonepolicy_t;

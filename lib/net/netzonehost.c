@@ -3,6 +3,7 @@
  * programs that resolve link the resolver (a static program that does
  * loads NSS modules at run time: abx-internals(7), "The cost of a page"). */
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -53,4 +54,55 @@ netzone_host(const char *host, int resolve)
 	}
 	freeaddrinfo(res);
 	return mask & (1u << NZ_PUBLIC) ? 1u << NZ_PUBLIC : mask;
+}
+
+int
+netzone_pin(const char *host, unsigned allow, char *addr, size_t n, netzone_t *zone)
+{
+	char h[256];
+	size_t len = strlen(host);
+	if (len == 0 || len >= sizeof h)
+		return -1;
+	memcpy(h, host, len + 1);
+	if (h[len - 1] == '.' && len > 1)
+		h[--len] = 0;
+	if (h[0] == '[' && h[len - 1] == ']')
+		memmove(h, h + 1, len), h[len - 2] = 0;
+	struct addrinfo hints = {0}, *res = NULL;
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if (is_localhost(h)) {
+		*zone = NZ_LOOPBACK;
+		if (!(allow & (1u << NZ_LOOPBACK)))
+			return 1;
+		snprintf(addr, n, "127.0.0.1");
+		return 0;
+	}
+	if (getaddrinfo(h, NULL, &hints, &res) != 0)
+		return -1;
+	int rc = 1, first = 1;
+	for (struct addrinfo *ai = res; ai && rc; ai = ai->ai_next) {
+		char t[INET6_ADDRSTRLEN];
+		netzone_t z;
+		if (ai->ai_family == AF_INET) {
+			const struct sockaddr_in *s = (const void *)ai->ai_addr;
+			z = netzone_ipv4(ntohl(s->sin_addr.s_addr));
+			inet_ntop(AF_INET, &s->sin_addr, t, sizeof t);
+		} else if (ai->ai_family == AF_INET6) {
+			const struct sockaddr_in6 *s = (const void *)ai->ai_addr;
+			z = netzone_ipv6(s->sin6_addr.s6_addr);
+			inet_ntop(AF_INET6, &s->sin6_addr, t, sizeof t);
+		} else {
+			continue;
+		}
+		if (first)
+			*zone = z, first = 0;
+		if (allow & (1u << z)) {
+			*zone = z;
+			snprintf(addr, n, ai->ai_family == AF_INET6 ? "[%s]" : "%s", t);
+			rc = 0;
+		}
+	}
+	freeaddrinfo(res);
+	return first ? -1 : rc;
 }

@@ -1,6 +1,7 @@
 /*
  * robots.c — see robots.h.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,7 +15,9 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "net/netzone.h"
 #include "net/robots.h"
+#include "net/url.h"
 #include "store/store.h"
 #include "base/spawn.h"
 
@@ -164,14 +167,15 @@ robots_free(robots_t *r)
  * are not followed: their target would escape the zone rule (netzone.h),
  * so a 3xx counts as no robots.txt. */
 static int
-fetch(const char *curl, const char *ua, const char *url, int fd)
+fetch(const char *curl, const char *ua, const char *url, const char *pin, int fd)
 {
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return 0;
 	/* stdio only, every signal at its default: nothing of the tick's */
 	char *argv[] = {(char *)curl, "-s", "--max-time", "5", "--max-filesize", "512000", "--proto",
-	    "=http,https", "-A", (char *)ua, "-w", "%{stderr}%{http_code}", "--", (char *)url, NULL};
+	    "=http,https", "-A", (char *)ua, "-w", "%{stderr}%{http_code}", "--noproxy", "*",
+	    pin ? "--resolve" : "--", pin ? (char *)pin : (char *)url, pin ? "--" : NULL, (char *)url, NULL};
 	spawn_t sp;
 	spawn_init(&sp, curl, argv, environ);
 	sp.fd[1] = fd, sp.fd[2] = pfd[1];
@@ -193,8 +197,32 @@ fetch(const char *curl, const char *ua, const char *url, int fd)
 	return spawn_wait(pid) == 0 ? atoi(out) : 0;
 }
 
+/* The address curl is to fetch url's robots.txt from, as its --resolve
+ * "HOST:PORT:ADDR" into pin: 0; 1 if the host is in no zone of zones
+ * (nothing to fetch); -1 if it cannot be resolved (curl says so). */
+static int
+pin_host(const char *url, unsigned zones, char *pin, size_t n)
+{
+	char hp[512];
+	url_host(url, hp, sizeof hp);
+	int port = strncasecmp(url, "https:", 6) == 0 ? 443 : 80;
+	char *colon = hp[0] == '[' ? strstr(hp, "]:") : strrchr(hp, ':');
+	if (colon) {
+		if (*colon == ']')
+			colon++;
+		port = atoi(colon + 1);
+		*colon = 0;
+	}
+	char addr[INET6_ADDRSTRLEN + 3];
+	netzone_t z;
+	int rc = netzone_pin(hp, zones, addr, sizeof addr, &z);
+	if (rc == 0)
+		snprintf(pin, n, "%s:%d:%s", hp, port, addr);
+	return rc;
+}
+
 int
-robots_get(int dfd, const char *key, const char *url, const conf_t *c, robots_t *r)
+robots_get(int dfd, const char *key, const char *url, const conf_t *c, unsigned zones, robots_t *r)
 {
 	char rel[640], meta[640], body[640];
 	memset(r, 0, sizeof *r);
@@ -222,8 +250,11 @@ robots_get(int dfd, const char *key, const char *url, const conf_t *c, robots_t 
 		size_t hl = p ? strcspn(p + 3, "/?#") + (p + 3 - url) : 0;
 		if (!p)
 			return -1;
-		char rurl[1024], tmp[700];
+		char rurl[1024], tmp[700], pin[700];
 		snprintf(rurl, sizeof rurl, "%.*s/robots.txt", (int)hl, url);
+		int pinned = pin_host(rurl, zones, pin, sizeof pin);
+		if (pinned == 1)
+			return 0;   /* out of the crawl's zones: no rules, the gate refuses */
 		snprintf(tmp, sizeof tmp, "hosts/%s/.robots.%d", key, (int)getpid());
 		unlinkat(dfd, tmp, 0);
 		int fd = fs_open(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);   /* no symlink followed */
@@ -231,7 +262,7 @@ robots_get(int dfd, const char *key, const char *url, const conf_t *c, robots_t 
 			return -1;
 		const char *curl = conf_get(c, "CURL_BINARY");
 		const char *ua = conf_get(c, "USER_AGENT");
-		status = fetch(curl && *curl ? curl : "curl", ua ? ua : "abx", rurl, fd);
+		status = fetch(curl && *curl ? curl : "curl", ua ? ua : "abx", rurl, pinned == 0 ? pin : NULL, fd);
 		close(fd);
 		if (status >= 200 && status < 300) {
 			if (renameat(dfd, tmp, dfd, body) < 0)

@@ -15,7 +15,11 @@
  * is younger than a day (an hour after a failure), else fetched anew with
  * $CURL_BINARY (curl: exec'd, no shell; 5 s, 500 kB; no redirect followed,
  * as its target would escape the zone rule: a 3xx counts as no robots.txt)
- * and stored there.  As the RFC says: a 2xx body is parsed; any 4xx (or 3xx) means
+ * and stored there.  The host is resolved here and curl is given the
+ * first address in the crawl's zones (netzone_pin, curl --resolve): a name
+ * whose answer changes cannot take it elsewhere.  A host none of whose
+ * addresses is in zones has no rules and nothing is fetched or stored
+ * (its pages are then refused by the egress gate, gate.h).  As the RFC says: a 2xx body is parsed; any 4xx (or 3xx) means
  * no rules (all allowed); a 5xx, a network error or no answer means
  * complete disallow, until it is fetched again.  The state is a hint,
  * never synced.
@@ -39,7 +43,7 @@ int robots_allows(const robots_t *r, const char *url);
 void robots_free(robots_t *r);
 /* dfd: the data directory (DIR above), the files opened under it.
  * 0 with *r filled, or -1 if the host's state cannot be used (errno). */
-int robots_get(int dfd, const char *key, const char *url, const conf_t *c, robots_t *r);
+int robots_get(int dfd, const char *key, const char *url, const conf_t *c, unsigned zones, robots_t *r);
 int conf_parse_robots(const char *s, long long *out);
 
 #endif

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "net/netzone.h"
 #include "store/record.h"
 #include "tick/crawlrun_int.h"
 
@@ -28,7 +29,8 @@ robots_of(crawlrun_t *cr, const char *key, const char *url)
 		if (strcmp(cr->rob[i].key, key) == 0)
 			return &cr->rob[i].r;
 	robots_t r;
-	if (robots_get(cr->t->s->dfd, key, url, &cr->conf, &r) < 0) {
+	unsigned zones = cr->filter.zones ? zonepolicy_allowed(cr->filter.zones) : NZ_ALL;
+	if (robots_get(cr->t->s->dfd, key, url, &cr->conf, zones, &r) < 0) {
 		warnsys("crawl %s: unable to keep the robots.txt of %s in %s/hosts", cr->cid, key, cr->t->s->dir);
 		return NULL;
 	}
