@@ -1,0 +1,88 @@
+/*
+ * gate.h — the egress gate: every connection a hook makes to the network
+ * goes through it, and it is checked by the address it goes to
+ * (abx(7) SECURITY, abx-gate(1)).
+ *
+ * The gate is a forward HTTP proxy on 127.0.0.1, for plain HTTP (a request
+ * in absolute form, "GET http://host:port/path HTTP/1.1") and CONNECT
+ * (TLS stays end to end: no interception).  For each request it resolves
+ * the host itself (a literal is taken as it is; a name is resolved once a
+ * gate and the answer kept for its lifetime), classifies every address
+ * (netzone.h), keeps those in the allowed zones, and connects only to one
+ * of the addresses it checked: no second resolution, so redirects,
+ * requisites, other spellings of an address, names that resolve to
+ * loopback and names whose answer changes (rebinding) are all covered by
+ * construction.  A request none of whose addresses is allowed is answered
+ * "403 Forbidden" with a header "X-Abx-Gate: refused zone=<zone>" and a
+ * one-line text/plain body naming the URL, the address and its zone; it
+ * is logged (below).  A name that does not resolve, or an address that
+ * cannot be connected to, gets "502 Bad Gateway" with the cause.
+ *
+ * Plain HTTP: the request line is rewritten to origin form, Proxy-*
+ * headers are dropped and "Connection: close" is sent (one request a
+ * connection; the client is answered with the server's bytes as they
+ * come).  Only the owner of the gate's uid may use it: on Linux, a client
+ * whose socket (found in /proc/net/tcp{,6}) belongs to another uid is
+ * refused.
+ *
+ * Listeners.  A gate listens on n ports, one a client (abx-hook gives each
+ * hook its own), so that a refusal is told to the hook that asked.
+ *
+ * The page.  page is the snapshot's URL (or NULL).  A plain-HTTP 3xx
+ * answer to a URL of the page's chain adds its Location to the chain; a
+ * refusal of a URL in the chain (or of a CONNECT to the page's own
+ * host:port) is the page's own fetch being refused ("page":true).
+ *
+ * The log.  Each refusal is one JSON line appended to a memfd before the
+ * 403 is sent (so a client that saw the 403 and exited has its line in the
+ * log):
+ *   {"listener":I,"url":"http://h/p" or "h:443","host":"h",
+ *    "address":"127.0.0.1","zone":"loopback","page":false}
+ *
+ * The process.  gate_start() makes the listeners, then forks the gate: a
+ * child of the caller (no exec: it runs this library's code) that keeps
+ * only the listeners and the log open (every other descriptor is closed,
+ * the caller's lease first among them), dies with its parent
+ * (PR_SET_PDEATHSIG, and a check of getppid()), ignores SIGPIPE, and
+ * serves each client connection in a thread of its own (blocking I/O,
+ * idle timeout GATE_IDLE seconds, at most GATE_MAX_CLIENTS at once).
+ * SIGTERM ends it.  gate_stop() sends SIGTERM and reaps it.
+ */
+#ifndef ABX_GATE_H
+#define ABX_GATE_H
+
+#include <sys/types.h>
+
+#define GATE_IDLE 120
+#define GATE_MAX_CLIENTS 256
+
+typedef struct {
+	pid_t pid;        /* the gate process, or 0 */
+	int n;            /* listeners */
+	int *port;        /* port[i]: listener i's port on 127.0.0.1 */
+	int logfd;        /* the refusal log (memfd), or -1 */
+	off_t logoff;     /* how far gate_refusals() has read */
+} gate_t;
+
+typedef struct {
+	int listener;
+	const char *url, *host, *address, *zone;
+	int page;
+} gate_refusal_t;
+
+/* Start a gate with n (>= 1) listeners that lets through the zones in
+ * allow (a mask of 1 << netzone_t; NZ_PUBLIC is always added).  0, or -1
+ * with err set (nothing left open). */
+int gate_start(gate_t *g, int n, unsigned allow, const char *page);
+/* Call fn for each refusal logged since the last call; the strings are
+ * valid during the call.  The number of refusals read, or -1 (err set). */
+int gate_refusals(gate_t *g, void (*fn)(void *ctx, const gate_refusal_t *r), void *ctx);
+/* SIGTERM the gate, reap it, close and free everything; g is zeroed. */
+void gate_stop(gate_t *g);
+
+/* The gate's loop, for gate_start's child and for abx-gate(1): serve the
+ * n listening sockets lfd[] until SIGTERM; refusals to logfd.  Returns 0,
+ * or -1 with err set if it could not start. */
+int gate_serve(const int *lfd, int n, unsigned allow, const char *page, int logfd);
+
+#endif
