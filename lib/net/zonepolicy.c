@@ -144,3 +144,13 @@ zonepolicy_refuse(zonepolicy_t *p, const char *url)
 	    "(ALLOW_PRIVATE_NETWORKS)", host, netzone_name(z));
 	return p->why;
 }
+
+unsigned
+zonepolicy_allowed(zonepolicy_t *p)
+{
+	if (!p)
+		return NZ_ALL;
+	if (p->seeds)
+		add_seed_zones(p);
+	return p->allow & NZ_ALL;
+}
