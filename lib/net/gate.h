@@ -21,17 +21,22 @@
  * Plain HTTP: the request line is rewritten to origin form, Proxy-*
  * headers are dropped and "Connection: close" is sent (one request a
  * connection; the client is answered with the server's bytes as they
- * come).  Only the owner of the gate's uid may use it: on Linux, a client
- * whose socket (found in /proc/net/tcp{,6}) belongs to another uid is
- * refused.
+ * come; its response head gets "Connection: close" too).  Only the owner
+ * of the gate's uid may use it: on Linux, a client whose socket (found in
+ * /proc/net/tcp{,6}) belongs to another uid, or cannot be found, is
+ * refused (403, "X-Abx-Gate: refused uid"); elsewhere any local user who
+ * finds the port can use it.  A request head over 64 KiB gets 431, a
+ * request in origin form (to the gate itself) 400, a scheme other than
+ * http 501.
  *
  * Listeners.  A gate listens on n ports, one a client (abx-hook gives each
  * hook its own), so that a refusal is told to the hook that asked.
  *
  * The page.  page is the snapshot's URL (or NULL).  A plain-HTTP 3xx
  * answer to a URL of the page's chain adds its Location to the chain; a
- * refusal of a URL in the chain (or of a CONNECT to the page's own
- * host:port) is the page's own fetch being refused ("page":true).
+ * refusal of a URL in the chain (or of a CONNECT to the host:port of an
+ * https URL in it) is the page's own fetch being refused ("page":true).
+ * Redirects inside TLS are not seen: an https page's chain is its URL.
  *
  * The log.  Each refusal is one JSON line appended to a memfd before the
  * 403 is sent (so a client that saw the 403 and exited has its line in the
@@ -46,7 +51,12 @@
  * (PR_SET_PDEATHSIG, and a check of getppid()), ignores SIGPIPE, and
  * serves each client connection in a thread of its own (blocking I/O,
  * idle timeout GATE_IDLE seconds, at most GATE_MAX_CLIENTS at once).
- * SIGTERM ends it.  gate_stop() sends SIGTERM and reaps it.
+ * SIGTERM ends it.  gate_stop() sends SIGTERM and reaps it.  Call
+ * gate_start() from a process with one thread.
+ *
+ * The files: gate.c (the loop), gatereq.c (heads), gateconn.c (resolve,
+ * check, connect, answer, log), gatepeer.c (the client's uid),
+ * gatestart.c (the process); gate_int.h is what they share.
  */
 #ifndef ABX_GATE_H
 #define ABX_GATE_H
@@ -71,18 +81,20 @@ typedef struct {
 } gate_refusal_t;
 
 /* Start a gate with n (>= 1) listeners that lets through the zones in
- * allow (a mask of 1 << netzone_t; NZ_PUBLIC is always added).  0, or -1
- * with errno set (nothing left open). */
+ * allow (a mask of 1 << netzone_t, zonepolicy_allowed(); NZ_PUBLIC is
+ * always added).  0, or -1 with errno set (nothing left open). */
 int gate_start(gate_t *g, int n, unsigned allow, const char *page);
 /* Call fn for each refusal logged since the last call; the strings are
- * valid during the call.  The number of refusals read, or -1 (errno set). */
+ * valid during the call.  The number of refusals read, or -1 (errno
+ * set). */
 int gate_refusals(gate_t *g, void (*fn)(void *ctx, const gate_refusal_t *r), void *ctx);
 /* SIGTERM the gate, reap it, close and free everything; g is zeroed. */
 void gate_stop(gate_t *g);
 
-/* The gate's loop, for gate_start's child and for abx-gate(1): serve the
- * n listening sockets lfd[] until SIGTERM; refusals to logfd.  Returns 0,
- * or -1 with errno set if it could not start. */
+/* The gate's loop, for gate_start's child: serve the n listening sockets
+ * lfd[] until a signal ends the process (SIGTERM at its default action);
+ * refusals to logfd.  It returns only if it could not start: -1, errno
+ * set. */
 int gate_serve(const int *lfd, int n, unsigned allow, const char *page, int logfd);
 
 #endif

@@ -70,9 +70,14 @@ netzone_t
 netzone_ipv6(const unsigned char a[16])
 {
 	static const unsigned char nat64[12] = {0, 0x64, 0xff, 0x9b};
-	if (zeros(a, 15))
-		return a[15] == 0 ? NZ_UNSPECIFIED : a[15] == 1 ? NZ_LOOPBACK : netzone_ipv4(be32(a + 12));
-	/* an IPv4 address inside: mapped, compatible (above), NAT64, 6to4 */
+	/* ::/96: "::" and "::1" themselves, else IPv4-compatible (::a.b.c.d,
+	 * written [::7f00:1] as often), whose address is the last 32 bits */
+	if (zeros(a, 12)) {
+		if (zeros(a + 12, 3) && a[15] <= 1)
+			return a[15] == 0 ? NZ_UNSPECIFIED : NZ_LOOPBACK;
+		return netzone_ipv4(be32(a + 12));
+	}
+	/* an IPv4 address inside: mapped, NAT64, 6to4 */
 	netzone_t z = NZ_PUBLIC;
 	if (zeros(a, 10) && a[10] == 0xff && a[11] == 0xff)
 		z = netzone_ipv4(be32(a + 12));

@@ -17,7 +17,9 @@
  *
  * An IPv6 address that carries an IPv4 one (::ffff:a.b.c.d mapped, ::a.b.c.d
  * compatible, 64:ff9b::/96 NAT64, 2002::/16 6to4) is in that address's zone
- * when that one is not public: [::ffff:127.0.0.1] is loopback.
+ * when that one is not public, however it is written: [::ffff:127.0.0.1],
+ * [::ffff:7f00:1], [::7f00:1], [64:ff9b::7f00:1] and [2002:7f00:1::] are
+ * all loopback.
  *
  * Hosts.  netzone_host() takes a host as the URL parser canonicalises it
  * (no port, no userinfo): a dotted-quad IPv4 literal, a bracketed IPv6
@@ -38,14 +40,17 @@
  * zone names separated by commas ("loopback,private"); -1 if malformed.
  * zonepolicy_refuse() returns NULL for a URL the crawl may queue, else why
  * not, as "<host> is in the <zone> network zone and the crawl's seeds are
- * not" (valid until the next call).  Seeds are classified on the first
- * call that needs them (most crawls never discover a private URL, and a
- * list of bookmarks at depth 0 discovers nothing); each host is looked up
- * once a policy (a small cache).
+ * not" (valid until the next call).  zonepolicy_allowed() returns the
+ * mask of the zones the crawl may enter, its seeds classified (what the
+ * egress gate lets through: gate.h); a NULL policy allows NZ_ALL.  Seeds
+ * are classified on the first call that needs them (most crawls never
+ * discover a private URL, and a list of bookmarks at depth 0 discovers
+ * nothing); each host is looked up once a policy (a small cache).
  */
 #ifndef ABX_NETZONE_H
 #define ABX_NETZONE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum {
@@ -85,7 +90,6 @@ typedef struct zonepolicy zonepolicy_t;
  * allow: ALLOW_PRIVATE_NETWORKS (NULL or malformed: none). */
 zonepolicy_t *zonepolicy_new(const char *seeds, const char *allow);
 const char *zonepolicy_refuse(zonepolicy_t *p, const char *url);
-/* The mask of the zones the crawl may enter (its seeds classified). */
 unsigned zonepolicy_allowed(zonepolicy_t *p);
 void zonepolicy_free(zonepolicy_t *p);
 

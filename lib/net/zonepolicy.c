@@ -148,7 +148,9 @@ zonepolicy_refuse(zonepolicy_t *p, const char *url)
 unsigned
 zonepolicy_allowed(zonepolicy_t *p)
 {
+	if (!p)
+		return NZ_ALL;
 	if (p->seeds)
 		add_seed_zones(p);
-	return p->allow;
+	return p->allow & NZ_ALL;
 }

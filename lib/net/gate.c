@@ -1,0 +1,231 @@
+/*
+ * gate.c — gate_serve(): the egress gate's loop (gate.h, gate_int.h).
+ *
+ * 1. Wait for a client on any listener (poll), while fewer than
+ *    GATE_MAX_CLIENTS are served; accept it; a detached thread serves it.
+ * 2. The thread: the client's uid must be the gate's (gatepeer.c), else
+ *    403 "X-Abx-Gate: refused uid".  Read the request head (gatereq.c),
+ *    open the server's socket (gateconn.c: the checks, and the answer when
+ *    there is none).  CONNECT: "200 Connection established", then bytes
+ *    both ways.  Plain HTTP: the rewritten head and what followed it, then
+ *    bytes both ways, the response head rewritten on its way back and a
+ *    3xx's Location added to the page chain before the client sees it.
+ * 3. The relay: poll() on both sockets; what one sends is written to the
+ *    other (blocking, SO_SNDTIMEO); at one side's end of file the other
+ *    gets shutdown(SHUT_WR); it ends when both have ended, at an error, or
+ *    after GATE_IDLE seconds with nothing from either side.
+ * 4. The client's socket is half-closed and drained for a second before it
+ *    is closed, so that an answer is not lost to a reset when the client
+ *    was still sending (a refused POST).
+ * The gate writes nothing to stdout or stderr (gate_start closes them):
+ * what it has to say goes to the client or to the log.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "net/gate_int.h"
+#include "net/netzone.h"
+
+#define RELAY_BUF 65536
+
+typedef struct {
+	gate_ctx_t *g;
+	int fd, listener;
+} client_t;
+
+static void
+relay(gate_ctx_t *g, int cfd, int sfd, const gate_req_t *r)
+{
+	char *buf = xmalloc(RELAY_BUF);
+	gate_resp_t rs = {.raw = r->connect};
+	buf_t out = {0};
+	int eof[2] = {0, 0}, chained = 0;
+	while (!eof[0] || !eof[1]) {
+		struct pollfd p[2] = {{eof[0] ? -1 : cfd, POLLIN, 0}, {eof[1] ? -1 : sfd, POLLIN, 0}};
+		int k = poll(p, 2, GATE_IDLE * 1000);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		for (int i = 0; i < 2; i++) {
+			if (!p[i].revents)
+				continue;
+			int from = i ? sfd : cfd, to = i ? cfd : sfd;
+			ssize_t n = recv(from, buf, RELAY_BUF, 0);
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (n < 0)
+				goto done;
+			buf_reset(&out);
+			if (n == 0) {
+				eof[i] = 1;
+				if (i == 1)
+					gate_resp_end(&rs, &out);
+			} else if (i == 1 && !rs.raw) {
+				gate_resp_feed(&rs, buf, (size_t)n, &out);
+				if (rs.location && !chained) {
+					chained = 1;
+					if (gate_chain_has(g, r))
+						gate_chain_add(g, r->target, rs.location);
+				}
+			} else if (gate_send_all(to, buf, (size_t)n) < 0) {
+				goto done;
+			}
+			if (out.len && gate_send_all(to, out.p, out.len) < 0)
+				goto done;
+			if (n == 0)
+				shutdown(to, SHUT_WR);
+		}
+	}
+done:
+	gate_resp_free(&rs);
+	buf_free(&out);
+	free(buf);
+}
+
+static void
+close_gently(int fd)
+{
+	struct timeval tv = {1, 0};
+	char b[4096];
+	shutdown(fd, SHUT_WR);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	for (int i = 0; i < 256 && recv(fd, b, sizeof b, 0) > 0; i++)
+		;
+	close(fd);
+}
+
+static void
+serve(gate_ctx_t *g, int cfd, int listener)
+{
+	uid_t uid;
+	if (gate_peer_uid(cfd, &uid) < 0) {
+		gate_answer(cfd, 403, "X-Abx-Gate: refused uid", "abx-gate refused a client it cannot tell the "
+		    "user of (not in /proc/net/tcp): only uid %u may use this gate", (unsigned)g->uid);
+		return;
+	}
+	if (uid != g->uid) {
+		gate_answer(cfd, 403, "X-Abx-Gate: refused uid", "abx-gate refused a client of uid %u: only uid %u "
+		    "may use this gate", (unsigned)uid, (unsigned)g->uid);
+		return;
+	}
+	buf_t in = {0};
+	size_t hl = 0;
+	gate_req_t r = {0};
+	int rc = gate_read_head(cfd, &in, &hl);
+	char *head = rc == 0 ? xstrndup(in.p, hl) : NULL;
+	if (rc == 431)
+		gate_answer(cfd, 431, "X-Abx-Gate: error", "abx-gate: a request head longer than %d bytes", GATE_HEAD_MAX);
+	else if (rc == 0 && (rc = gate_req_parse(head, &r)) != 0)
+		gate_answer(cfd, rc, "X-Abx-Gate: error", "abx-gate: %s", r.why);
+	int sfd = rc == 0 ? gate_open(g, cfd, listener, &r) : -1;
+	if (sfd >= 0) {
+		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+		buf_add(&r.out, in.p + hl, in.len - hl);   /* what the client sent after the head */
+		if ((!r.connect || gate_send_all(cfd, ok, sizeof ok - 1) == 0) &&
+		    gate_send_all(sfd, r.out.p, r.out.len) == 0)
+			relay(g, cfd, sfd, &r);
+		close(sfd);
+	}
+	gate_req_free(&r);
+	free(head);
+	buf_free(&in);
+}
+
+static void *
+client_thread(void *arg)
+{
+	client_t *c = arg;
+	gate_ctx_t *g = c->g;
+	serve(g, c->fd, c->listener);
+	close_gently(c->fd);
+	free(c);
+	pthread_mutex_lock(&g->slots);
+	g->active--;
+	pthread_cond_signal(&g->freed);
+	pthread_mutex_unlock(&g->slots);
+	return NULL;
+}
+
+static void
+take_client(gate_ctx_t *g, pthread_attr_t *attr, int lfd, int listener)
+{
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+			nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+		return;
+	}
+	gate_timeouts(fd);
+	client_t *c = xmalloc(sizeof *c);
+	*c = (client_t){g, fd, listener};
+	pthread_t t;
+	pthread_mutex_lock(&g->slots);
+	g->active++;
+	pthread_mutex_unlock(&g->slots);
+	if (pthread_create(&t, attr, client_thread, c) != 0) {
+		close(fd);
+		free(c);
+		pthread_mutex_lock(&g->slots);
+		g->active--;
+		pthread_mutex_unlock(&g->slots);
+	}
+}
+
+int
+gate_serve(const int *lfd, int n, unsigned allow, const char *page, int logfd)
+{
+	if (n < 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	gate_ctx_t *g = xcalloc(1, sizeof *g);
+	g->allow = (allow | 1u << NZ_PUBLIC) & NZ_ALL;
+	g->logfd = logfd;
+	g->uid = geteuid();
+	pthread_attr_t attr;
+	int rc = pthread_mutex_init(&g->lock, NULL);
+	if (!rc)
+		rc = pthread_mutex_init(&g->slots, NULL);
+	if (!rc)
+		rc = pthread_cond_init(&g->freed, NULL);
+	if (!rc)
+		rc = pthread_attr_init(&attr);
+	if (!rc)
+		rc = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (!rc)
+		rc = pthread_attr_setstacksize(&attr, 2 << 20);
+	if (rc) {
+		free(g);
+		errno = rc;
+		return -1;
+	}
+	gate_chain_init(g, page);
+	struct pollfd *p = xcalloc((size_t)n, sizeof *p);
+	for (int i = 0; i < n; i++) {
+		p[i] = (struct pollfd){lfd[i], POLLIN, 0};
+		fcntl(lfd[i], F_SETFL, fcntl(lfd[i], F_GETFL) | O_NONBLOCK);
+	}
+	/* until a signal ends the process (gate.h) */
+	for (;;) {
+		pthread_mutex_lock(&g->slots);
+		while (g->active >= GATE_MAX_CLIENTS)
+			pthread_cond_wait(&g->freed, &g->slots);
+		pthread_mutex_unlock(&g->slots);
+		if (poll(p, (nfds_t)n, -1) < 0) {
+			if (errno != EINTR)
+				nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+			continue;
+		}
+		for (int i = 0; i < n; i++)
+			if (p[i].revents & POLLIN)
+				take_client(g, &attr, lfd[i], i);
+	}
+}

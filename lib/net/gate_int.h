@@ -1,0 +1,113 @@
+/*
+ * gate_int.h — what the egress gate's files share (gate.h says what the
+ * gate does):
+ *
+ *   gate.c       gate_serve(): the accept loop, a thread a client, the relay
+ *   gatereq.c    the request head: read, parse, rewrite to origin form; the
+ *                response head: rewritten, its Location added to the page
+ *                chain
+ *   gateconn.c   resolve (once a gate), classify, connect to a checked
+ *                address; the 403, 502 and other answers; the refusal log
+ *   gatepeer.c   the uid owning a client's socket
+ *   gatestart.c  gate_start(), gate_refusals(), gate_stop()
+ *
+ * One gate_ctx_t a gate, shared by its threads: what is written after
+ * gate_serve() starts (the log, the page chain, the name cache) is under
+ * its mutex.
+ */
+#ifndef ABX_GATE_INT_H
+#define ABX_GATE_INT_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/buf.h"
+#include "net/gate.h"
+
+#define GATE_HEAD_MAX 65536      /* a longer request head gets 431 */
+#define GATE_CONNECT_SECS 15     /* to connect to one address */
+#define GATE_ADDRS 16            /* addresses kept of one name */
+#define GATE_CHAIN_MAX 64        /* URLs of the page's redirect chain */
+#define GATE_NAME_SLOTS 256      /* buckets of the name cache */
+
+typedef struct {
+	int family;                  /* AF_INET or AF_INET6 */
+	unsigned char a[16];         /* network order; IPv4 in a[0..3] */
+} gate_addr_t;
+
+typedef struct gate_name gate_name_t;   /* a cached answer (gateconn.c) */
+
+typedef struct {
+	unsigned allow;              /* zones let through (1 << netzone_t) */
+	int logfd;
+	uid_t uid;                   /* the clients' uid: the gate's own */
+	pthread_mutex_t lock;        /* the log, the chain, the name cache */
+	char *chain[GATE_CHAIN_MAX]; /* canonical URLs (url_canon) */
+	int nchain;
+	gate_name_t *names[GATE_NAME_SLOTS];
+	pthread_mutex_t slots;       /* active, under GATE_MAX_CLIENTS */
+	pthread_cond_t freed;
+	int active;
+} gate_ctx_t;
+
+/* A request, as gate_req_parse() reads it: pointers into the caller's copy
+ * of the head (NUL-terminated in place). */
+typedef struct {
+	int connect;                 /* CONNECT host:port */
+	char *target;                /* as the client wrote it */
+	char host[256];              /* lower case; an IPv6 literal in brackets */
+	int port;
+	buf_t out;                   /* plain HTTP: the head to send the server */
+	const char *why;             /* why a 4xx/5xx */
+} gate_req_t;
+
+/* gatereq.c */
+/* Read a request head into in (bytes after it may follow in the buffer):
+ * its length in *headlen and 0; 431 if longer than GATE_HEAD_MAX; -1 if
+ * the client went away or was idle. */
+int gate_read_head(int fd, buf_t *in, size_t *headlen);
+/* Parse head (NUL-terminated, modified in place): 0, or the status to
+ * answer (400, 501) with r->why. */
+int gate_req_parse(char *head, gate_req_t *r);
+void gate_req_free(gate_req_t *r);
+
+/* The server's response head, rewritten on its way to the client: the
+ * server's Connection and Keep-Alive dropped, "Connection: close" sent;
+ * a 3xx's Location kept. */
+typedef struct {
+	int raw;                     /* past the head (or no head to parse) */
+	buf_t acc;                   /* the head so far */
+	char *location;              /* a 3xx's Location, malloc'd */
+} gate_resp_t;
+/* Feed n bytes from the server; what goes to the client is appended to
+ * out. */
+void gate_resp_feed(gate_resp_t *s, const char *p, size_t n, buf_t *out);
+/* At the server's EOF: what is still held back, to out. */
+void gate_resp_end(gate_resp_t *s, buf_t *out);
+void gate_resp_free(gate_resp_t *s);
+
+/* The page chain: is this request the page's own fetch?  A Location
+ * answered to one adds it. */
+int gate_chain_has(gate_ctx_t *g, const gate_req_t *r);
+void gate_chain_add(gate_ctx_t *g, const char *base, const char *location);
+void gate_chain_init(gate_ctx_t *g, const char *page);
+
+/* gateconn.c */
+/* Resolve r's host, keep its allowed addresses and connect to one: the
+ * server's socket; or -1 once the client has been answered (403 logged,
+ * 400, 502). */
+int gate_open(gate_ctx_t *g, int cfd, int listener, const gate_req_t *r);
+/* A whole answer: status line, text/plain body and Connection: close;
+ * hdr is an extra header line (without CRLF) or NULL. */
+void gate_answer(int fd, int status, const char *hdr, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int gate_send_all(int fd, const char *p, size_t n);
+void gate_timeouts(int fd);
+
+/* gatepeer.c */
+/* The uid owning the other end of cfd (a client on 127.0.0.1): 0, or -1
+ * if it cannot be told. */
+int gate_peer_uid(int cfd, uid_t *uid);
+
+#endif
