@@ -38,6 +38,9 @@
 # too at each concurrency, alternating with this one, and reported as
 # abx / baseline: two builds compared in one run, since two runs on one
 # build differ by up to 15% here (abx-internals(7), "The cost of a page").
+# The egress gate (abx(7) SECURITY): each concurrency is also crawled with
+# ALLOW_PRIVATE_NETWORKS=true, where abx-hook starts no gate, alternating
+# with the default; "with the gate / without" is reported (target <= 1.05).
 LC_ALL=C
 export LC_ALL
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
@@ -153,7 +156,8 @@ run_wget2() {
 	echo "wget2x$2 $(elapsed "$s" "$e") $(find "$tmp/wget2.$1.$2" -name '*.html' | wc -l | tr -d ' ')" >>"$tmp/res2"
 }
 
-# run_abx ROUND NAME SLOTS PLUGINS [BIN]: BIN defaults to this build's
+# run_abx ROUND NAME SLOTS PLUGINS [BIN [ALLOW]]: BIN defaults to this
+# build's; ALLOW is ALLOW_PRIVATE_NETWORKS (false: the gate checks)
 run_abx() {
 	ab=${5:-$bin}
 	d=$tmp/abx.$1.$2
@@ -163,7 +167,8 @@ run_abx() {
 	c0=$cpuv
 	s=$(now)
 	"$ab/abx-add" -d "$d" --depth "$depth" --plugins "$4" \
-		--config "CRAWL_MAX_CONCURRENT_SNAPSHOTS=$3" --config "HOST_MAX_CONCURRENT=$3" "$url" >/dev/null || return 1
+		--config "CRAWL_MAX_CONCURRENT_SNAPSHOTS=$3" --config "HOST_MAX_CONCURRENT=$3" \
+		--config "ALLOW_PRIVATE_NETWORKS=${6:-false}" "$url" >/dev/null || return 1
 	if [ -x "$top/bench/cputime" ]; then
 		WGET_BINARY=$top/bench/cputime ABX_BENCH_REAL=$(command -v wget) ABX_BENCH_CPU_LOG=$tmp/cpu.$2.$1 \
 			"$ab/abx-tick" -d "$d" >/dev/null
@@ -238,9 +243,11 @@ while [ "$r" -lt "$rounds" ]; do
 		if [ $((r % 2)) -eq 0 ]; then
 			run_wget2 "$r" "$c"
 			run_abx "$r" "abx$c" "$c" "$plugins"
+			run_abx "$r" "nogate$c" "$c" "$plugins" "$bin" true
 			if [ -n "$base" ]; then run_abx "$r" "base$c" "$c" "$plugins" "$tmp/base/bin"; fi
 		else
 			if [ -n "$base" ]; then run_abx "$r" "base$c" "$c" "$plugins" "$tmp/base/bin"; fi
+			run_abx "$r" "nogate$c" "$c" "$plugins" "$bin" true
 			run_abx "$r" "abx$c" "$c" "$plugins"
 			run_wget2 "$r" "$c"
 		fi
@@ -310,4 +317,12 @@ for c in $slots; do
 	cb=$(awk -v k="base$c" '$1 == k { print $5 / $3 * 1000 }' "$tmp/res" | median)
 	ca=$(awk -v k="abx$c" '$1 == k { print $5 / $3 * 1000 }' "$tmp/res" | median)
 	echo "crawl: $c slots: abx / baseline ($base): $(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.2fx (%.2f s vs %.2f s)", a / b, a, b }'); CPU $(printf %.0f "$ca") vs $(printf %.0f "$cb") ms per snapshot; the baseline sealed $nb snapshots"
+done
+for c in $slots; do
+	ta=$(awk -v k="abx$c" '$1 == k { print $2 }' "$tmp/res" | median)
+	tn=$(awk -v k="nogate$c" '$1 == k { print $2 }' "$tmp/res" | median)
+	if [ -z "$ta" ] || [ -z "$tn" ]; then continue; fi
+	ca=$(awk -v k="abx$c" '$1 == k { print $5 / $3 * 1000 }' "$tmp/res" | median)
+	cn=$(awk -v k="nogate$c" '$1 == k { print $5 / $3 * 1000 }' "$tmp/res" | median)
+	echo "crawl: $c slots: the egress gate, with / without (ALLOW_PRIVATE_NETWORKS=true): $(awk -v a="$ta" -v b="$tn" 'BEGIN { printf "%.3fx (%.2f s vs %.2f s)", a / b, a, b }') [target <= 1.05x: $(awk -v a="$ta" -v b="$tn" 'BEGIN { print (a / b <= 1.05) ? "ok" : "MISSED" }')]; CPU $(printf %.1f "$ca") vs $(printf %.1f "$cn") ms per snapshot"
 done
