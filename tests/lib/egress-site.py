@@ -59,8 +59,12 @@ addresses, and the names the test's DNS server gives (see below).
 
 secret: the service on the archiving host that no crawl may reach, bound
 to port S of every ADDR (IPv4 or IPv6).  Every request, of any method
-and path, is answered 200 with an HTML page whose title and body hold
-TOKEN and a header "X-Secret: TOKEN", and appended to the log FILE as
+and path, is answered 200 with a header "X-Secret: TOKEN" and a body
+that holds TOKEN: for a path ending .png or .ico an image/png (the PNG
+signature, then TOKEN), .css a style sheet, .js a script (TOKEN in a
+comment), else an HTML page with TOKEN in its title and body (so that
+whatever a fetcher keeps of it carries TOKEN); it is appended to the log
+FILE as
 "METHOD PATH HOST" (HOST as sent in Host:), one a line, flushed at once
 (the test empties FILE between its runs).
 """
@@ -189,14 +193,26 @@ class Secret(http.server.BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length") or 0)
         if n > 0:
             self.rfile.read(min(n, 1 << 20))
-        data = page("secret " + self.token, "<p>%s</p>\n" % self.token)
+        ctype, data = self.body()
         self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("X-Secret", self.token)
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(data)
+
+    def body(self):
+        """The answer's type and bytes, by the path's extension."""
+        p = self.path.split("?", 1)[0]
+        t = self.token
+        if p.endswith((".png", ".ico")):
+            return "image/png", PNG[:8] + t.encode()   # the signature, then the token
+        if p.endswith(".css"):
+            return "text/css", ("/* %s */ body { color: red }\n" % t).encode()
+        if p.endswith(".js"):
+            return "text/javascript", ("// %s\n" % t).encode()
+        return "text/html; charset=utf-8", page("secret " + t, "<p>%s</p>\n" % t)
 
     def __getattr__(self, name):
         if name.startswith("do_"):

@@ -5,7 +5,7 @@
 #
 #   . "$(dirname "$0")/lib/netns.sh"
 #   trap 'netns_remove; cleanup' EXIT      # cleanup: tap.sh's
-#   netns_make "$$" || { echo "1..0 # SKIP $netns_why"; exit 0; }
+#   netns_make "$$" || { echo "1..0 # SKIP $NETNS_WHY"; exit 0; }
 #   netns_a CMD...    run CMD in the archiving host's namespace
 #   netns_b CMD...    run CMD in the public internet's namespace
 #   netns_remove      end every process in both, remove them (again: no-op)
@@ -30,7 +30,7 @@
 # routed to or from the machine's own network.  A has no IPv6 route but
 # its loopback.
 #
-# netns_make returns 1, with the reason in $netns_why, where a step
+# netns_make returns 1, with the reason in $NETNS_WHY, where a step
 # fails (not root, no ip(8), namespaces or veth not permitted); what it
 # made by then is removed by netns_remove.  netns_remove ends the
 # processes still in either namespace (TERM, then KILL after 2 s: they
@@ -38,29 +38,29 @@
 # veth goes with them) and /etc/netns/NETNS_A, and /etc/netns if
 # netns_make made it and it is empty.
 
-NETNS_A= NETNS_B=
+NETNS_A='' NETNS_B=''
 NETNS_A_ADDR=198.51.100.2 NETNS_B_ADDR=198.51.100.1
 NETNS_PUBLIC=192.0.2.10 NETNS_DNS=203.0.113.53
 NETNS_PRIVATE=10.77.0.1 NETNS_COMPAT=::7f00:1
-_nn_etc= _nn_made_etc=
+_nn_etc='' _nn_made_etc=''
 
 netns_a() { ip netns exec "$NETNS_A" "$@"; }
 netns_b() { ip netns exec "$NETNS_B" "$@"; }
 
-# _nn STEP CMD...: run CMD; on failure say which step in $netns_why
+# _nn STEP CMD...: run CMD; on failure say which step in $NETNS_WHY
 _nn() {
 	_nn_step=$1
 	shift
 	if ! _nn_out=$("$@" 2>&1); then
-		netns_why="$_nn_step failed: $* ($(printf '%s' "$_nn_out" | head -c 200))"
+		NETNS_WHY="$_nn_step failed: $* ($(printf '%s' "$_nn_out" | head -c 200))"
 		return 1
 	fi
 }
 
 netns_make() {
-	netns_why=
-	if [ "$(id -u)" -ne 0 ]; then netns_why="network namespaces need root"; return 1; fi
-	command -v ip >/dev/null 2>&1 || { netns_why="no ip(8) (iproute2)"; return 1; }
+	NETNS_WHY=
+	if [ "$(id -u)" -ne 0 ]; then NETNS_WHY="network namespaces need root"; return 1; fi
+	command -v ip >/dev/null 2>&1 || { NETNS_WHY="no ip(8) (iproute2)"; return 1; }
 	_nn_a=abx-egress-a-$1 _nn_b=abx-egress-b-$1
 	_nn "making namespace A" ip netns add "$_nn_a" || return 1
 	NETNS_A=$_nn_a
@@ -83,7 +83,8 @@ netns_make() {
 	_nn_etc=/etc/netns/$NETNS_A
 	_nn "making $_nn_etc" mkdir -p "$_nn_etc" || return 1
 	if ! printf 'nameserver %s\noptions timeout:2 attempts:2\n' "$NETNS_DNS" >"$_nn_etc/resolv.conf"; then
-		netns_why="cannot write $_nn_etc/resolv.conf"
+		# shellcheck disable=SC2034  # the caller's to read
+		NETNS_WHY="cannot write $_nn_etc/resolv.conf"
 		return 1
 	fi
 }
@@ -110,11 +111,11 @@ netns_remove() {
 		_nn_end "$_nn_ns"
 		ip netns del "$_nn_ns" 2>/dev/null
 	done
-	NETNS_A= NETNS_B=
+	NETNS_A='' NETNS_B=''
 	if [ -n "$_nn_etc" ]; then
 		rm -rf "$_nn_etc"
 		[ -z "$_nn_made_etc" ] || rmdir /etc/netns 2>/dev/null
-		_nn_etc= _nn_made_etc=
+		_nn_etc='' _nn_made_etc=''
 	fi
 	return 0
 }
