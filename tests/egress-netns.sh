@@ -84,14 +84,22 @@ mkdir -p "$D"
 	echo "CHROME_SANDBOX=false"
 } >"$D/abx.conf"
 start=$(date +%s)
-C=$(netns_a abx-add -d "$D" --depth 1 http://pub.test/ | jq -r .id)
+C=$(netns_a abx-add -d "$D" --depth 1 http://pub.test/ 2>"$T/add.err" | jq -r .id)
 like "$C" '^[0-9A-Za-z_-]+$' "abx-add queues the crawl of http://pub.test/, every shipped plugin"
+case $C in
+'' | null)
+	echo "Bail out! abx-add failed: $(head -c 400 "$T/add.err")"
+	exit 1
+	;;
+esac
 crawl_status() { netns_a abx-ls -d "$D" "$C" | jq -r .status; }
 # passes until the crawl is sealed, for at most 300 s in all (a few on an
 # idle machine; chromium is slow on a loaded one)
 end=$((start + 300))
 while [ "$(crawl_status)" != sealed ] && [ "$(date +%s)" -lt "$end" ]; do
-	netns_a timeout $((end - $(date +%s))) abx-tick -d "$D" >>"$T/tick.out" 2>>"$T/tick.err"
+	# in the background, so that a signal to the test ends it at once
+	netns_a timeout $((end - $(date +%s))) abx-tick -d "$D" >>"$T/tick.out" 2>>"$T/tick.err" &
+	wait $!
 	[ "$(crawl_status)" = sealed ] || sleep 1
 done
 is "$(crawl_status)" sealed "the crawl ended (sealed) in $(($(date +%s) - start)) s"
