@@ -153,9 +153,12 @@ def main():
     os.rename(tmp, args.ready)
     while True:
         pkt, peer = s.recvfrom(4096)
-        out = answer(zone, pkt, log)
-        if out is not None:
-            s.sendto(out, peer)
+        try:
+            out = answer(zone, pkt, log)
+            if out is not None:
+                s.sendto(out, peer)
+        except Exception as e:   # one bad packet does not end the server
+            print("dnsd: query from %s: %s" % (peer[0], e), file=sys.stderr)
 
 
 if __name__ == "__main__":
