@@ -33,6 +33,7 @@ libunistring-dev
 python3-croniter
 bc
 openssl
+iproute2
 "
 missing=""
 for p in $pkgs; do
