@@ -34,10 +34,10 @@
  *
  * viewtype_bytes(p, n): the kind of the first n bytes of a file (give at
  * least VIEWTYPE_SNIFF of them, fewer only at the end of the file):
- *   1. A magic number at offset 0: PNG, JPEG, GIF8[79]a, RIFF....WEBP,
+ *   1. A magic number at offset 0: PNG, JPEG, GIF8[79]a, RIFF....WEBPVP,
  *      BM with zero reserved bytes, ICO/CUR (00 00 01|02 00 with an
  *      image count), %PDF-, PK\3\4 / PK\5\6 / PK\7\8, gzip (1f 8b 08),
- *      zstd (28 b5 2f fd), WARC/1., OggS, EBML (1a 45 df a3), fLaC,
+ *      zstd (28 b5 2f fd), WARC/1., OggS\0, EBML (1a 45 df a3), fLaC,
  *      RIFF....WAVE / AVI , ID3: its kind.
  *   2. Markup: after any UTF-8 byte order mark and ASCII whitespace the
  *      first byte is "<" (stricter than WHATWG's "text/html" patterns,
