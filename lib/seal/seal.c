@@ -119,8 +119,7 @@ write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *result
 	if (fs_write_new(s->dfd, path, b.p, b.len) < 0)
 		goto fail;
 	buf_reset(&b);
-	snprintf(path, sizeof path, "%s/screenshot/screenshot.png", dir);
-	snappage_html(&b, snap, rs.v, rs.n, fs_exists(s->dfd, path));
+	snappage_html(&b, snap, rs.v, rs.n, s->dfd, dir);
 	snprintf(path, sizeof path, "%s/index.html", dir);
 	if (fs_write_new(s->dfd, path, b.p, b.len) < 0)
 		goto fail;

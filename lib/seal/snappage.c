@@ -1,32 +1,19 @@
 /*
  * snappage.c — see snappage.h.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+#include <unistd.h>
 
 #include "base/err.h"
+#include "base/fs.h"
 #include "seal/html.h"
 #include "base/ids.h"
 #include "seal/snappage.h"
 #include "net/url.h"
-
-/* A file a browser would run as a document (script and all) if opened
- * directly: HTML, XHTML, SVG, XML, MHTML, by the extension servers go by. */
-static int
-opens_as_document(const char *name)
-{
-	static const char *const ext[] = {".html", ".htm", ".xhtml", ".xht", ".shtml", ".svg", ".svgz",
-	    ".xml", ".xsl", ".mht", ".mhtml", NULL};
-	size_t n = strlen(name);
-	for (int i = 0; ext[i]; i++) {
-		size_t e = strlen(ext[i]);
-		if (n > e && strcasecmp(name + n - e, ext[i]) == 0)
-			return 1;
-	}
-	return 0;
-}
+#include "seal/viewtype.h"
 
 /*
  * The viewer: "?view=K" shows the K-th archived document of this page in an
@@ -53,21 +40,66 @@ static const char viewer_js[] =
     "document.body.replaceChildren(bar,f);document.body.style.margin='0';"
     "})();</script>";
 
+/*
+ * The page's Content-Type as the headers hook recorded it
+ * (headers/headers.json, the response wget's page came from), or NULL.
+ * Read whole but bounded: a hook writes it.
+ */
+static char *
+page_ctype(int dfd, const char *dir)
+{
+	char path[4096];
+	char buf[65536];
+	size_t n = 0;
+	snprintf(path, sizeof path, "%s/headers/headers.json", dir);
+	int fd = fs_open(dfd, path, O_RDONLY | O_NONBLOCK, 0);
+	if (fd < 0)
+		return NULL;
+	for (ssize_t r; n < sizeof buf && (r = read(fd, buf + n, sizeof buf - n)) != 0;) {
+		if (r < 0) {
+			n = 0;
+			break;
+		}
+		n += (size_t)r;
+	}
+	close(fd);
+	rec_t h;
+	if (n == 0 || n == sizeof buf || rec_parse(&h, buf, n) < 0)
+		return NULL;
+	char *t = rec_str(&h, "content-type");
+	rec_free(&h);
+	return t;
+}
+
+/* How each output file is linked: judged from its bytes (viewtype.h). */
+typedef struct {
+	int dfd;
+	const char *dir;     /* the snapshot's, below dfd */
+	char *page_ctype;    /* of wget's page, or NULL */
+	int nview;           /* viewer links so far */
+} links_t;
+
 static void
-files_list(buf_t *b, const char *plugin, const char *files_raw, int *nview)
+files_list(buf_t *b, links_t *l, const char *plugin, const char *files_raw, const char *output_str)
 {
 	rec_t f;
 	if (!files_raw || files_raw[0] != '{' || rec_parse(&f, files_raw, strlen(files_raw)) < 0)
 		return;
 	buf_adds(b, "<ul>");
 	for (int i = 0; i < f.n && i < 200; i++) {
-		char path[4096];
-		snprintf(path, sizeof path, "%s/%s", plugin, f.f[i].key);
-		if (opens_as_document(f.f[i].key)) {
-			++*nview;
-			buf_addf(b, "<li><a href=\"?view=%d\" data-view=\"%d\" data-src=\"", *nview, *nview);
+		char path[4096], rel[4096];
+		int pn = snprintf(path, sizeof path, "%s/%s", plugin, f.f[i].key);
+		int rn = snprintf(rel, sizeof rel, "%s/%s", l->dir, path);
+		const char *ctype = !strcmp(plugin, "wget") && output_str && !strcmp(output_str, path)
+		                        ? l->page_ctype : NULL;
+		/* a name too long to open whole is judged as nothing: sandboxed */
+		int how = pn < (int)sizeof path && rn < (int)sizeof rel ? viewtype_file(l->dfd, rel, ctype)
+		                                                        : VIEW_SANDBOX;
+		if (how == VIEW_SANDBOX) {
+			++l->nview;
+			buf_addf(b, "<li><a href=\"?view=%d\" data-view=\"%d\" data-src=\"", l->nview, l->nview);
 		} else {
-			buf_adds(b, "<li><a href=\"");
+			buf_adds(b, how == VIEW_DOWNLOAD ? "<li><a download href=\"" : "<li><a href=\"");
 		}
 		html_href(b, path);
 		buf_adds(b, "\">");
@@ -81,8 +113,11 @@ files_list(buf_t *b, const char *plugin, const char *files_raw, int *nview)
 }
 
 void
-snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int has_shot)
+snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int dfd, const char *dir)
 {
+	links_t l = {dfd, dir, page_ctype(dfd, dir), 0};
+	char shot[4096];
+	snprintf(shot, sizeof shot, "%s/screenshot/screenshot.png", dir);
 	char *title = rec_str(snap, "title"), *url = rec_str(snap, "url"), *st = rec_str(snap, "status");
 	char *tags = rec_str(snap, "tags"), *ts = rec_str(snap, "bookmarked_at");
 	buf_adds(b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -104,10 +139,9 @@ snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int has_sho
 	}
 	buf_addf(b, " · depth %lld · output %lld bytes</div></header><main>", rec_int(snap, "depth", 0),
 	    rec_int(snap, "output_size", 0));
-	if (has_shot)
+	if (viewtype_file(dfd, shot, NULL) == VIEW_RAW)
 		buf_adds(b, "<a href=\"screenshot/screenshot.png\"><img class=\"preview\" alt=\"screenshot\" "
 		            "src=\"screenshot/screenshot.png\"></a>");
-	int nview = 0;
 	buf_adds(b, "<table><tr><th>plugin</th><th>status</th><th>output</th><th>files</th></tr>");
 	for (size_t i = 0; i < n; i++) {
 		const rec_t *r = &v[i];
@@ -132,16 +166,16 @@ snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int has_sho
 		}
 		buf_adds(b, "</td><td>");
 		if (pl && name_valid(pl))
-			files_list(b, pl, rec_raw(r, "output_files"), &nview);
+			files_list(b, &l, pl, rec_raw(r, "output_files"), os);
 		buf_adds(b, "</td></tr>");
 		free(pl), free(hk), free(s), free(os), free(notes);
 	}
 	buf_adds(b, "</table><p class=\"meta\"><a href=\"index.json\">index.json</a> · "
 	            "<a href=\"index.jsonl\">index.jsonl</a></p></main>");
-	if (nview)
+	if (l.nview)
 		buf_adds(b, viewer_js);
 	buf_adds(b, "</body></html>\n");
-	free(title), free(url), free(st), free(tags), free(ts);
+	free(title), free(url), free(st), free(tags), free(ts), free(l.page_ctype);
 }
 
 /* ------------------------------------------------------------ JSON */
