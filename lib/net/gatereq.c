@@ -67,11 +67,11 @@ gate_read_head(int fd, buf_t *in, size_t *headlen)
 	size_t from = 0;
 	for (;;) {
 		size_t e = head_end(in->p ? in->p : "", in->len, from);
-		if (e) {
+		if (e && e <= GATE_HEAD_MAX) {
 			*headlen = e;
 			return 0;
 		}
-		if (in->len > GATE_HEAD_MAX)
+		if (e || in->len > GATE_HEAD_MAX)
 			return 431;
 		from = in->len > 3 ? in->len - 3 : 0;
 		buf_grow(in, 16384);
