@@ -2,8 +2,8 @@
 # The egress gate (abx-gate(1), lib/net/gate.h): a forward proxy that lets a
 # request through by the address it goes to.  Real servers on 127.0.0.1
 # (tests/httpd.py, and a small one here that echoes what it got and
-# redirects where it is told), real clients (curl -x, and raw heads from
-# python3 for the spellings curl would rewrite).  No traffic leaves
+# redirects where it is told), real clients (curl -x, and curl
+# --request-target for the spellings curl would rewrite).  No traffic leaves
 # 127.0.0.0/8: the refused addresses are never connected to, and the name
 # that does not resolve has a label too long to be asked of DNS.
 . "$(dirname "$0")/lib/tap.sh"
@@ -45,22 +45,12 @@ python3 "$T/echo.py" "$T/echo.port" 2>"$T/echo.stderr" &
 wait_for 10 test -s "$T/echo.port" || { echo "1..0 # SKIP the echo server did not start"; exit 0; }
 EP=$(cat "$T/echo.port")
 
-# raw HOSTPORT HEAD...: send the head lines (CRLF added) to the gate at
-# HOSTPORT, print what it answers
-cat >"$T/raw.py" <<'EOF'
-import socket, sys
-h, p = sys.argv[1].rsplit(":", 1)
-s = socket.create_connection((h, int(p)), timeout=10)
-s.sendall(("\r\n".join(sys.argv[2:]) + "\r\n\r\n").encode("latin-1"))
-out = b""
-while True:
-    b = s.recv(65536)
-    if not b:
-        break
-    out += b
-sys.stdout.write(out.decode("latin-1"))
-EOF
-raw() { python3 "$T/raw.py" "$@"; }
+# raw HOSTPORT TARGET [CURL-ARGS]: a request for TARGET as written (curl would
+# rewrite it given as a URL) sent to the gate at HOSTPORT; what it answers
+raw() {
+	_g=$1 _t=$2; shift 2
+	curl -s -i --path-as-is --request-target "$_t" "$@" "http://$_g/"
+}
 
 # gate_up NAME ARGS...: abx-gate ARGS in the background, its stdin a fifo
 # held open by this shell on fd 8 (closed: the gate's end); its first
@@ -105,10 +95,10 @@ L=$(printf 'a%.0s' 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 2
 out=$(curl -s -i -x "http://$G" "http://$L.test/")
 like "$out" "^HTTP/1.1 502" "a name that does not resolve: 502"
 like "$out" "does not resolve" "... saying so"
-like "$(raw "$G" 'GET /site/ HTTP/1.1' 'Host: x')" "^HTTP/1.1 400" "a request to the gate itself (origin form): 400"
-like "$(raw "$G" 'GET ftp://127.0.0.1/ HTTP/1.1')" "^HTTP/1.1 501" "a scheme other than http: 501"
-long=$(python3 -c 'print("X-Long: " + "y" * 70000)')
-like "$(raw "$G" "GET $BASE/ HTTP/1.1" "$long")" "^HTTP/1.1 431" "a head over 64 KiB: 431"
+like "$(raw "$G" /site/)" "^HTTP/1.1 400" "a request to the gate itself (origin form): 400"
+like "$(raw "$G" ftp://127.0.0.1/)" "^HTTP/1.1 501" "a scheme other than http: 501"
+long=$(head -c 70000 /dev/zero | tr '\0' y)
+like "$(raw "$G" "$BASE/" -H "X-Long: $long")" "^HTTP/1.1 431" "a head over 64 KiB: 431"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	out=$(setpriv --reuid=65534 --regid=65534 --clear-groups curl -s -i -x "http://$G" "$BASE/site/")
 	like "$out" "X-Abx-Gate: refused uid" "a client of another uid is refused"
@@ -145,7 +135,7 @@ n=0
 for h in 127.1 2130706433 0x7f000001 127.0.0.1. 0177.0.0.1 '[::1]' '[::ffff:127.0.0.1]' '[::ffff:7f00:1]' \
 	'[::7f00:1]' '[0:0:0:0:0:ffff:127.0.0.1]' '[64:ff9b::7f00:1]' '[2002:7f00:1::]' localhost localhost. \
 	a.localhost LOCALHOST; do
-	out=$(raw "$G" "GET http://$h:$HTTPD_PORT/site/ HTTP/1.1" "Host: $h")
+	out=$(raw "$G" "http://$h:$HTTPD_PORT/site/")
 	case $out in
 	"HTTP/1.1 403 Forbidden"*) n=$((n + 1)) ;;
 	*) diag "$h: $(printf '%s' "$out" | head -n 1)" ;;
