@@ -67,7 +67,7 @@ gate_up() {
 }
 gate_down() { exec 8>&-; wait "$GP"; }
 # the pid of the gate itself, abx-gate's child
-gate_child() { cat "/proc/$1/task/$1/children" 2>/dev/null | tr -d ' '; }
+gate_child() { tr -d ' ' <"/proc/$1/task/$1/children"; }
 
 expect_exit 64 "abx-gate --allow with no zone name is a usage error" abx-gate --allow intranet
 expect_exit 64 "abx-gate takes no operands" abx-gate x
@@ -107,7 +107,7 @@ else
 fi
 gc=$(gate_child "$GP")
 ok "the gate is abx-gate's child ($gc)" test -n "$gc"
-fds=$(ls "/proc/$gc/fd" | wc -l)
+fds=$(find "/proc/$gc/fd" -mindepth 1 | wc -l)
 is "$fds" 3 "the gate keeps open its 2 listeners and its log, nothing else"
 is "$(find "/proc/$gc/fd" -lname 'socket:*' | wc -l)$(find "/proc/$gc/fd" -lname '/memfd:*' | wc -l)" 21 \
 	"... two sockets and a memfd"
