@@ -158,4 +158,10 @@ wait_for 5 grep -q 10.0.0.2 "$T/chain.out"
 like "$(grep 10.0.0.2 "$T/chain.out")" '"page":false' "a refusal outside the chain is not"
 gate_down
 is "$?" 0 "abx-gate ends at the end of its stdin, exit 0"
+gate_up tls --page "https://127.0.0.1:$HTTPD_PORT/x" || exit 1
+curl -s -p -x "http://$G" "http://127.0.0.1:$HTTPD_PORT/y" >/dev/null
+wait_for 5 grep -q zone "$T/tls.out"
+like "$(cat "$T/tls.out")" '"url":"127.0.0.1:'"$HTTPD_PORT"'".*"page":true' \
+	"a CONNECT to the host:port of an https page is the page's"
+gate_down
 done_testing
