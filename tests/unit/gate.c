@@ -32,7 +32,7 @@ int
 main(void)
 {
 	size_t n = sizeof v6 / sizeof v6[0];
-	plan((int)n + 12);
+	plan((int)n + 14);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char a[16];
 		inet_pton(AF_INET6, v6[i].addr, a);
@@ -68,6 +68,11 @@ main(void)
 	gate_req_free(&r);
 	r = (gate_req_t){0};
 	ok(strncmp(parse("GET http://h/ HTTP/1.1\r\nX: 1\r\n folded\r\n\r\n", &r), "400", 3) == 0, "obs-fold: 400");
+	gate_req_free(&r);
+	r = (gate_req_t){0};
+	ok(strncmp(parse("GET http://h/\rx HTTP/1.1\r\n\r\n", &r), "400", 3) == 0, "a CR in the target: 400");
+	r = (gate_req_t){0};
+	ok(strncmp(parse("GET http://h/ HTTP/1.1\r\nX: a\rb\r\n\r\n", &r), "400", 3) == 0, "a bare CR in a header: 400");
 	gate_req_free(&r);
 
 	gate_resp_t s = {0};
