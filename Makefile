@@ -26,7 +26,7 @@ CFLAGS  = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanit
 O       = build/asan/
 endif
 
-TOOLS   = abx-add abx-claim abx-ls abx-ctl abx-hook abx-seal abx-tick
+TOOLS   = abx-add abx-claim abx-ls abx-ctl abx-hook abx-seal abx-tick abx-gate
 PROGS   = $(patsubst %.c,$(O)%,$(sort $(wildcard bin/abx-*.c)))
 BENCHES = $(patsubst %.c,%,$(sort $(wildcard bench/*.c)))
 # Hooks written in C (a plugin's <name>.c): built beside it as the hook, on_*.bin
@@ -62,9 +62,15 @@ $(O)lib/%.o: lib/%.c $(LIBHDR) $(O)build.flags
 $(LIBA): $(LIBOBJ)
 	rm -f $@ && ar rcs $@ $(LIBOBJ)
 
+# ld's warning that a static getaddrinfo(3) loads NSS modules at run time
+# is filtered out: the programs linked so resolve on purpose (below)
+NSSWARN = -e "in function .netzone_host.:$$" -e "in function .gate_lookup.:$$" \
+          -e "requires at runtime the shared libraries from the glibc"
 $(O)bin/%: bin/%.c $(LIBA) $(LIBHDR) $(O)build.flags
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(or $(LINK_$(*F)),$(LDLIBS))
+	trap 'rm -f $@.ld' EXIT INT TERM; \
+	$(CC) $(CFLAGS) $(XCFLAGS) -o $@ $< $(LIBA) $(LDFLAGS) $(or $(LINK_$(*F)),$(LDLIBS)) 2>$@.ld; s=$$?; \
+	grep -v $(NSSWARN) $@.ld >&2; exit $$s
 
 # the tools find their plugins at <exe>/../share: a sanitizer build gets a
 # copy of share/ (refreshed at each make), its C hooks built into it
@@ -76,13 +82,12 @@ endif
 
 # hook PLUGIN,STEM,LINK: the rule of a hook built from C, PLUGIN/STEM.bin
 # from PLUGIN/PLUGIN.c; LINK is how it is linked (the libraries after it)
-# ld's warning that a static getaddrinfo(3) loads NSS modules at run time
-# is filtered out: the wget hook is linked so on purpose (below)
+# (ld's warning about a static getaddrinfo filtered out: NSSWARN, above)
 define hook
 $(O)$(PLUGDIR)/$(1)/$(2).bin: $(PLUGDIR)/$(1)/$(1).c $(LIBA) $(LIBHDR) $(O)build.flags | $(if $(O),$(O)share)
 	trap 'rm -f $$@.ld' EXIT INT TERM; \
 	$$(CC) $$(CFLAGS) $$(XCFLAGS) -o $$@ $$< $$(LIBA) $$(LDFLAGS) $(3) 2>$$@.ld; s=$$$$?; \
-	grep -v -e "in function .netzone_host.:$$$$" -e "requires at runtime the shared libraries from the glibc" $$@.ld >&2; \
+	grep -v $$(NSSWARN) $$@.ld >&2; \
 	exit $$$$s
 endef
 # Programs that start once a page on a crawl are linked statically: a

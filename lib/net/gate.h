@@ -22,10 +22,10 @@
  * headers are dropped and "Connection: close" is sent (one request a
  * connection; the client is answered with the server's bytes as they
  * come; its response head gets "Connection: close" too).  Only the owner
- * of the gate's uid may use it: on Linux, a client whose socket (found in
- * /proc/net/tcp{,6}) belongs to another uid, or cannot be found, is
- * refused (403, "X-Abx-Gate: refused uid"); elsewhere any local user who
- * finds the port can use it.  A request head over 64 KiB gets 431, a
+ * of the gate's uid may use it: on Linux, a client whose socket (asked of
+ * sock_diag(7), else found in /proc/net/tcp{,6}) belongs to another uid,
+ * or cannot be found, is refused (403, "X-Abx-Gate: refused uid"; not
+ * logged); elsewhere any local user who finds the port can use it.  A request head over 64 KiB gets 431, a
  * request in origin form (to the gate itself) 400, a scheme other than
  * http 501.
  *
@@ -51,8 +51,13 @@
  * (PR_SET_PDEATHSIG, and a check of getppid()), ignores SIGPIPE, and
  * serves each client connection in a thread of its own (blocking I/O,
  * idle timeout GATE_IDLE seconds, at most GATE_MAX_CLIENTS at once).
- * SIGTERM ends it.  gate_stop() sends SIGTERM and reaps it.  Call
- * gate_start() from a process with one thread.
+ * SIGTERM ends it (its default action: the gate has nothing to flush).
+ * gate_stop() sends SIGTERM and reaps it.  Call gate_start() from a
+ * process with one thread.  The gate writes nothing to stdout or stderr.
+ *
+ * Cost: on the 2-CPU test machine, under heavy load, about 0.9 ms of the
+ * gate's CPU a request (bench/gate.sh), nearly all of it in the kernel
+ * (a thread, two connections, a sock_diag lookup, the copies).
  *
  * The files: gate.c (the loop), gatereq.c (heads), gateconn.c (resolve,
  * check, connect, answer, log), gatepeer.c (the client's uid),

@@ -143,7 +143,7 @@ cached(gate_ctx_t *g, const char *host, gate_addr_t *a)
 
 /* Look host up; the first answer kept wins over a later one. */
 static int
-lookup(gate_ctx_t *g, const char *host, gate_addr_t *a, const char **why)
+gate_lookup(gate_ctx_t *g, const char *host, gate_addr_t *a, const char **why)
 {
 	pthread_mutex_lock(&g->lock);
 	int n = cached(g, host, a);
@@ -250,7 +250,7 @@ resolve(gate_ctx_t *g, const char *host, gate_addr_t *a, const char **why)
 		memcpy(a[1].a, one, 16);
 		return 2;
 	}
-	return lookup(g, host, a, why);
+	return gate_lookup(g, host, a, why);
 }
 
 /* ------------------------------------------------------------ connect */

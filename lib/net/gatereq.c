@@ -17,8 +17,9 @@
  * authority, the client's other header lines as they were, less the
  * hop-by-hop ones (Connection and the names it lists, Keep-Alive,
  * Proxy-*, TE, Trailer, Upgrade) and its own Host, then
- * "Connection: close".  A header line folded onto the next (obs-fold) or
- * without a name gets 400.  Transfer-Encoding and Content-Length are kept:
+ * "Connection: close".  A header line folded onto the next (obs-fold),
+ * without a name, or with a control character (a bare CR) gets 400, and
+ * so does a control character or a space in the target.  Transfer-Encoding and Content-Length are kept:
  * the body is relayed as it comes.
  *
  * The response.  The server's head is rewritten the same way (its
@@ -67,11 +68,11 @@ gate_read_head(int fd, buf_t *in, size_t *headlen)
 	size_t from = 0;
 	for (;;) {
 		size_t e = head_end(in->p ? in->p : "", in->len, from);
-		if (e) {
+		if (e && e <= GATE_HEAD_MAX) {
 			*headlen = e;
 			return 0;
 		}
-		if (in->len > GATE_HEAD_MAX)
+		if (e || in->len > GATE_HEAD_MAX)
 			return 431;
 		from = in->len > 3 ? in->len - 3 : 0;
 		buf_grow(in, 16384);
@@ -213,6 +214,11 @@ rewrite_request(gate_req_t *r, const char *method, const char *auth, size_t alen
 			rc = 400;
 			break;
 		}
+		for (const char *c = l; *c && !rc; c++)
+			if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f)
+				rc = 400, r->why = "a control character in a header line";
+		if (rc)
+			break;
 		if (name_is(l, n, "connection")) {
 			buf_adds(&conn, l + n + 1);
 			buf_addc(&conn, ',');
@@ -253,6 +259,9 @@ gate_req_parse(char *head, gate_req_t *r)
 			return (r->why = "not a method", 400);
 	if (!*method || strncmp(version, "HTTP/1.", 7) != 0 || !isdigit((unsigned char)version[7]) || version[8])
 		return (r->why = "not HTTP/1.x", 400);
+	for (const char *c = r->target; *c; c++)
+		if ((unsigned char)*c <= 0x20 || *c == 0x7f)
+			return (r->why = "a control character in the request target", 400);
 	if (strcmp(method, "CONNECT") == 0) {
 		r->connect = 1;
 		return parse_authority(r->target, strlen(r->target), -1, r);
