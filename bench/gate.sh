@@ -9,7 +9,7 @@
 LC_ALL=C
 export LC_ALL
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
-n=${ABX_BENCH_GATE_N:-2000}
+n=${ABX_BENCH_GATE_N:-500}
 [ -x "$top/bin/abx-gate" ] || {
 	echo "gate: error: $top/bin/abx-gate is not built (run make)" >&2
 	exit 69
