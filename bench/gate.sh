@@ -5,7 +5,7 @@
 # stime of the gate process, every thread counted: /proc/PID/stat) before
 # and after, divided by N.  The same N GETs straight to the server and
 # through the gate give the wall time each, for scale (a curl's own start
-# is most of either).  Environment: ABX_BENCH_GATE_N (2000).
+# is most of either).  Environment: ABX_BENCH_GATE_N (500).
 LC_ALL=C
 export LC_ALL
 top=$(cd "$(dirname "$0")/.." && pwd) || exit 1
