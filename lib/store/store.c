@@ -28,6 +28,7 @@
 #include "base/fs.h"
 #include "base/host.h"
 #include "store/fscheck.h"
+#include "store/storeperm.h"
 #include "store/store_int.h"
 
 #define CONF_DEFAULT \
@@ -151,6 +152,7 @@ store_open(store_t *s, const char *dir, int create)
 	s->parent_syncs = sync && strcmp(sync, "parent") == 0;
 	s->lazy = (sync && strcmp(sync, "batch") == 0) || s->parent_syncs;
 	read_boot_id(s);
+	store_perm(s);   /* the umask, before anything is made */
 	s->dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->dfd < 0 && errno == ENOENT && create) {
 		char tmp[4096];
@@ -187,6 +189,7 @@ store_open(store_t *s, const char *dir, int create)
 	}
 	if (create && make_conf(s) < 0)
 		return open_failed(s);
+	store_perm(s);   /* ... and as its abx.conf says */
 	buf_t refusal = {0};
 	if (fscheck(s->dfd, s->dir, &refusal)) {   /* a network filesystem abx cannot trust */
 		store_fail(s, EX_CONFIG_, 0, "%s", buf_cstr(&refusal));
@@ -199,16 +202,8 @@ store_open(store_t *s, const char *dir, int create)
 		store_fail(s, EX_CONFIG_, 0, "%s", why);
 		return open_failed(s);
 	}
-	s->lockfd = fs_open(s->dfd, "locks/store.lock", O_RDWR | O_CREAT, 0644);
-	if (s->lockfd < 0 && errno == ENOENT) {
-		if (make_dirs(s) < 0)
-			return open_failed(s);
-		s->lockfd = fs_open(s->dfd, "locks/store.lock", O_RDWR | O_CREAT, 0644);
-	}
-	if (s->lockfd < 0) {
-		store_fail(s, EX_CONFIG_, errno, "unable to open %s/locks/store.lock", s->dir);
-		return open_failed(s);
-	}
+	/* the lock file is opened by the first store_lock: a reader never
+	 * opens it (storeperm.h) */
 	s->nerr = s->txerr = 0;
 	return 0;
 }
