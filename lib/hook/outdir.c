@@ -8,8 +8,9 @@
 #include "base/fs.h"
 #include "hook/outdir.h"
 
-/* What is at REL instead of a directory, said with the cause. */
-static void
+/* What is at REL instead of a directory, said with the cause; the errno
+ * the hook fails with (ELOOP for a symlink: its result says so). */
+static int
 refuse(int dfd, const char *dir, const char *rel, int e)
 {
 	struct stat st;
@@ -20,13 +21,16 @@ refuse(int dfd, const char *dir, const char *rel, int e)
 		to[n] = 0;
 		warnx_("refusing to run hooks in %s/%s: it is a symlink to %s, not a directory abx made", dir, rel,
 		    to);
-	} else if (e == ELOOP || e == ENOTDIR) {
+		return ELOOP;
+	}
+	if (e == ELOOP || e == ENOTDIR) {
 		warnx_("refusing to run hooks in %s/%s: it or a directory above it is not a directory "
 		    "(a symlink, or a file)", dir, rel);
 	} else {
 		errno = e;
 		warnsys("unable to create %s/%s", dir, rel);
 	}
+	return e;
 }
 
 int
@@ -36,9 +40,7 @@ outdir_open(int dfd, const char *dir, const char *rel)
 	if (fd < 0 && errno == ENOENT && fs_mkdirs(dfd, rel) == 0)
 		fd = fs_opendir(dfd, rel);
 	if (fd < 0) {
-		int e = errno;
-		refuse(dfd, dir, rel, e);
-		errno = e;
+		errno = refuse(dfd, dir, rel, errno);
 		return -1;
 	}
 	struct stat st;
