@@ -39,7 +39,8 @@ like "$(cat "$T/add.err")" "abx-add: warning: waiting for the lock $D/locks/stor
 	"a writer that waits says so, naming the lock file and the holder's pid"
 is "$lpid" "$holder" "... the pid of flock(1), which holds it"
 ok "... after about 3 seconds" test $(($(date +%s) - start)) -ge 2
-kill $(cat "/proc/$holder/task/$holder/children") "$holder"
+child=$(cat "/proc/$holder/task/$holder/children")
+kill "$child" "$holder"
 wait "$adder"
 is "$?" 0 "the writer goes on once the lock is free"
 is "$(grep -c "waiting for the lock" "$T/add.err")" 1 "... having said it once"

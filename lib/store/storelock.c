@@ -32,7 +32,7 @@ store_lock(store_t *s)
 	s->rollback = 0;
 	if (s->lockfd < 0 && store_lock_open(s) < 0) {
 		s->rollback = 1;
-		return -1;
+		return store_fail(s, EX_CONFIG_, errno, "unable to open %s/locks/store.lock", s->dir);
 	}
 	char name[4200];
 	snprintf(name, sizeof name, "%s/locks/store.lock", s->dir);

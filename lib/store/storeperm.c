@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "base/config.h"
-#include "base/exitcodes.h"
 #include "base/fs.h"
 #include "store/storeperm.h"
 
@@ -41,8 +40,7 @@ store_lock_open(store_t *s)
 		fd = fs_open(s->dfd, "locks/store.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	}
 	if (fd < 0)
-		return store_fail(s, EX_CONFIG_, errno,
-		    "unable to open %s/locks/store.lock", s->dir);
+		return -1;
 	struct stat st;
 	if (fstatat(s->dfd, "locks", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
 	    st.st_uid == geteuid() && (st.st_mode & 077))

@@ -22,9 +22,10 @@
  * open), set the umask, and give a group-readable data directory that we
  * own its setgid bit.  Returns 1 if group-readable, else 0.
  *
- * store_lock_open(s): open locks/store.lock for the lock (made, with
+ * store_lock_open(s): open locks/store.lock into s->lockfd (made, with
  * locks/, if absent; not following a symlink), and make locks/ 0700 if an
- * older abx left it wider.  0, or -1 with s->err set.
+ * older abx left it wider.  0, or -1 with errno set (nothing here calls
+ * back into the store: the caller, store_lock, reports it).
  */
 #ifndef ABX_STOREPERM_H
 #define ABX_STOREPERM_H
