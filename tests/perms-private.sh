@@ -51,6 +51,8 @@ is "$(wide "$D" 007)" "" "... nothing is open to others"
 is "$(find "$D" ! -perm -040 ! -path "$D/locks*" -printf '%m %P\n')" "" \
 	"... everything (but locks/) may be read by the group"
 is "$(stat -c %a "$D/locks")" 700 "... and locks/ is the owner's alone"
+is "$(find "$D" -type d ! -perm -2000 ! -path "$D/locks" -printf '%m %P\n')" "" \
+	"... every directory in it setgid, so that all keeps the directory's group"
 
 D=$T/data-conf
 abx-add -d "$D" --plugins out http://127.0.0.1:1/a >/dev/null

@@ -2,7 +2,10 @@
  * index.c — the active index (index/active.jsonl), see store.h for the
  * protocol: the hash table of entries, the state lines of journal ends,
  * loading and refreshing, appending, compaction and setting an entry from
- * a record.  Internal to the store: declared in store_int.h.
+ * a record.  A reader without the lock opens the file read-only and never
+ * rebuilds it: an index it cannot trust is replayed from the journals
+ * into memory (rebuild_locked).  Internal to the store: declared in
+ * store_int.h.
  */
 #include <errno.h>
 #include <fcntl.h>

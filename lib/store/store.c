@@ -6,6 +6,7 @@
  * of one concern each, sharing store_int.h:
  *   storerec.c     records: times, final or active, the journal of a record
  *   storelock.c    the store lock: lock, catch-up replay, unlock
+ *   storeperm.c    the modes of what is made (the umask), the lock's file
  *   storeget.c     reads: a record by id, the active items
  *   storecommit.c  staging and the commit: journals, then the index lines
  *   storeloc.c     location hints of finished records (index/loc/)
@@ -182,6 +183,7 @@ store_open(store_t *s, const char *dir, int create)
 			store_fail(s, EX_CONFIG_, errno, "unable to open data directory %s", s->dir);
 		return open_failed(s);
 	}
+	store_perm(s);   /* ... as its abx.conf says; setgid before its subdirectories */
 	if (!fs_exists(s->dfd, "abx.conf") && !create) {
 		store_fail(s, EX_CONFIG_, 0, "%s is not an abx data directory (no abx.conf); "
 		    "create one with abx-add -d %s URL", s->dir, s->dir);
@@ -189,7 +191,6 @@ store_open(store_t *s, const char *dir, int create)
 	}
 	if (create && make_conf(s) < 0)
 		return open_failed(s);
-	store_perm(s);   /* ... and as its abx.conf says */
 	buf_t refusal = {0};
 	if (fscheck(s->dfd, s->dir, &refusal)) {   /* a network filesystem abx cannot trust */
 		store_fail(s, EX_CONFIG_, 0, "%s", buf_cstr(&refusal));
