@@ -30,6 +30,7 @@
 
 #include "base/err.h"
 #include "base/fs.h"
+#include "hook/outdir.h"
 #include "hook/phase_int.h"
 
 static int
@@ -50,13 +51,9 @@ run_prepare(phase_t *ph, run_t *r, const char *rel)
 	r->cwdfd = r->outfd = r->errfd = -1;
 	r->rel = xstrdup(rel);
 	r->pwd = xasprintf("%s/%s", ph->data_abs, rel);
-	r->cwdfd = fs_opendir(ph->s->dfd, rel);
-	if (r->cwdfd < 0 && errno == ENOENT && fs_mkdirs(ph->s->dfd, rel) == 0)
-		r->cwdfd = fs_opendir(ph->s->dfd, rel);
-	if (r->cwdfd < 0) {
-		warnsys("unable to create %s/%s", ph->s->dir, rel);
+	r->cwdfd = outdir_open(ph->s->dfd, ph->s->dir, rel);   /* a symlink refused (outdir.h) */
+	if (r->cwdfd < 0)
 		return -1;
-	}
 	ftree_scan(r->cwdfd, &r->before);
 	if (!hook_is_daemon(r->h)) {
 		r->outfd = memfd_create("stdout", MFD_CLOEXEC);

@@ -2,7 +2,10 @@
  * index.c — the active index (index/active.jsonl), see store.h for the
  * protocol: the hash table of entries, the state lines of journal ends,
  * loading and refreshing, appending, compaction and setting an entry from
- * a record.  Internal to the store: declared in store_int.h.
+ * a record.  A reader without the lock opens the file read-only and never
+ * rebuilds it: an index it cannot trust is replayed from the journals
+ * into memory (rebuild_locked).  Internal to the store: declared in
+ * store_int.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -324,15 +327,55 @@ index_header(store_t *s, buf_t *b)
 	buf_adds(b, "}\n");
 }
 
-/* Rebuild under the lock (taken briefly if we do not hold it). */
+/* A reader's index rebuilt in memory: replay what the journals gained
+ * (tops first: a crawl they make active has its journal replayed next). */
+static int
+memory_catch_up(store_t *s)
+{
+	static const char *tops[] = {"crawls.jsonl", "schedules.jsonl", "binaries.jsonl", NULL};
+	int grew = s->njs == 0;
+	for (int i = 0; tops[i]; i++)
+		grew |= journal_sync(s, tops[i]);
+	if (!grew) {
+		/* the same crawls: their journals' tails only */
+		for (size_t i = 0; i < s->njs; i++)
+			if (strncmp(s->js[i].j, "crawls/", 7) == 0) {
+				char j[128];
+				snprintf(j, sizeof j, "%s", s->js[i].j);
+				journal_sync(s, j);
+			}
+		return 0;
+	}
+	for (size_t i = 0; i < s->tabcap; i++) {
+		const ient_t *e = &s->tab[i];
+		if (e->used && e->live && strcmp(e->type, "Crawl") == 0) {
+			char j[128];
+			store_crawl_journal(e->id, j, sizeof j);
+			journal_sync(s, j);
+		}
+	}
+	return 0;
+}
+
+/*
+ * An index that must be rebuilt: under the lock, rebuilt (file and all).
+ * A reader without the lock writes nothing and takes no lock (abx-ls(1)):
+ * it replays the journals into memory instead, as a rebuild would (the
+ * top-level journals, then the journal of each active crawl), and marks
+ * the table as such (idxino INO_MEMORY), so that a later refresh only
+ * replays what the journals gained (journal_sync ignores a trailing
+ * partial line, so a writer's line is read once it is whole).
+ */
+#define INO_MEMORY ((ino_t)-1)
+
 static int
 rebuild_locked(store_t *s)
 {
 	if (s->locked)
 		return store_rebuild_index(s);
-	if (store_lock(s) < 0)
-		return -1;
-	return store_unlock(s);
+	index_drop(s);
+	s->idxino = INO_MEMORY;
+	return memory_catch_up(s);
 }
 
 /*
@@ -347,14 +390,18 @@ refresh(store_t *s, int attempt)
 {
 	struct stat st;
 	int fd = -1;
+	if (!s->locked && s->idxino == INO_MEMORY)
+		return memory_catch_up(s);
 	if (fs_exists(s->dfd, INDEX_PATH) == 0)
 		return rebuild_locked(s);
 	if (s->idxfd >= 0 && fstatat(s->dfd, INDEX_PATH, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    st.st_ino == s->idxino) {
+	    st.st_ino == s->idxino && (!s->locked || (fcntl(s->idxfd, F_GETFL) & O_ACCMODE) == O_RDWR)) {
 		fd = s->idxfd;
 	} else {
+		/* a reader opens it read-only (a read-only data directory, or
+		 * another user's); the lock holder reads and appends */
 		index_drop(s);
-		fd = fsr_open(s->dfd, INDEX_PATH, O_RDWR | O_APPEND, FSR_EXISTED, &st);
+		fd = fsr_open(s->dfd, INDEX_PATH, s->locked ? O_RDWR | O_APPEND : O_RDONLY, FSR_EXISTED, &st);
 		if (fd < 0)
 			return store_fail(s, EX_IOERR_, errno, "unable to open %s/%s", s->dir, INDEX_PATH);
 		s->idxfd = fd;

@@ -6,6 +6,7 @@
  * of one concern each, sharing store_int.h:
  *   storerec.c     records: times, final or active, the journal of a record
  *   storelock.c    the store lock: lock, catch-up replay, unlock
+ *   storeperm.c    the modes of what is made (the umask), the lock's file
  *   storeget.c     reads: a record by id, the active items
  *   storecommit.c  staging and the commit: journals, then the index lines
  *   storeloc.c     location hints of finished records (index/loc/)
@@ -28,6 +29,7 @@
 #include "base/fs.h"
 #include "base/host.h"
 #include "store/fscheck.h"
+#include "store/storeperm.h"
 #include "store/store_int.h"
 
 #define CONF_DEFAULT \
@@ -151,6 +153,7 @@ store_open(store_t *s, const char *dir, int create)
 	s->parent_syncs = sync && strcmp(sync, "parent") == 0;
 	s->lazy = (sync && strcmp(sync, "batch") == 0) || s->parent_syncs;
 	read_boot_id(s);
+	store_perm(s);   /* the umask, before anything is made */
 	s->dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->dfd < 0 && errno == ENOENT && create) {
 		char tmp[4096];
@@ -180,6 +183,7 @@ store_open(store_t *s, const char *dir, int create)
 			store_fail(s, EX_CONFIG_, errno, "unable to open data directory %s", s->dir);
 		return open_failed(s);
 	}
+	store_perm(s);   /* ... as its abx.conf says; setgid before its subdirectories */
 	if (!fs_exists(s->dfd, "abx.conf") && !create) {
 		store_fail(s, EX_CONFIG_, 0, "%s is not an abx data directory (no abx.conf); "
 		    "create one with abx-add -d %s URL", s->dir, s->dir);
@@ -199,16 +203,8 @@ store_open(store_t *s, const char *dir, int create)
 		store_fail(s, EX_CONFIG_, 0, "%s", why);
 		return open_failed(s);
 	}
-	s->lockfd = fs_open(s->dfd, "locks/store.lock", O_RDWR | O_CREAT, 0644);
-	if (s->lockfd < 0 && errno == ENOENT) {
-		if (make_dirs(s) < 0)
-			return open_failed(s);
-		s->lockfd = fs_open(s->dfd, "locks/store.lock", O_RDWR | O_CREAT, 0644);
-	}
-	if (s->lockfd < 0) {
-		store_fail(s, EX_CONFIG_, errno, "unable to open %s/locks/store.lock", s->dir);
-		return open_failed(s);
-	}
+	/* the lock file is opened by the first store_lock: a reader never
+	 * opens it (storeperm.h) */
 	s->nerr = s->txerr = 0;
 	return 0;
 }

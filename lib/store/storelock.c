@@ -5,7 +5,10 @@
  * (or drops, after a failure) what is staged, compacts a bloated index and
  * releases the lock; store_unlean() leaves lean mode; store_still_locked()
  * checks that a network filesystem did not take the lock from under us.
- * Part of the store (store_int.h).
+ * The lock file is opened by the first store_lock (storeperm.h), so that a
+ * process that only reads never opens it; a wait of more than 3 seconds
+ * is said once on stderr, with the holder's pid (lockwait.h).  Part of the
+ * store (store_int.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,7 +17,9 @@
 
 #include "base/err.h"
 #include "base/exitcodes.h"
+#include "base/lockwait.h"
 #include "store/store_int.h"
+#include "store/storeperm.h"
 
 static int catch_up(store_t *s);
 
@@ -25,11 +30,15 @@ store_lock(store_t *s)
 		return 0;
 	s->txerr = s->nerr;
 	s->rollback = 0;
-	while (flock(s->lockfd, LOCK_EX) < 0) {
-		if (errno == EINTR)
-			continue;
+	if (s->lockfd < 0 && store_lock_open(s) < 0) {
 		s->rollback = 1;
-		return store_fail(s, EX_IOERR_, errno, "unable to lock %s/locks/store.lock", s->dir);
+		return store_fail(s, EX_CONFIG_, errno, "unable to open %s/locks/store.lock", s->dir);
+	}
+	char name[4200];
+	snprintf(name, sizeof name, "%s/locks/store.lock", s->dir);
+	if (lock_wait(s->lockfd, LOCK_EX, name, 3) < 0) {
+		s->rollback = 1;
+		return store_fail(s, EX_IOERR_, errno, "unable to lock %s", name);
 	}
 	s->locked = 1;
 	if (s->lean)

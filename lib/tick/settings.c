@@ -28,7 +28,7 @@ check_plugins(const char *v, long long *out)
 	return 0;
 }
 
-/* FS_UNSAFE_OK (fscheck.h) and HOST (ids.h) */
+/* FS_UNSAFE_OK (fscheck.h), GROUP_READABLE (storeperm.h) and HOST (ids.h) */
 static int
 check_bool(const char *v, long long *out)
 {
@@ -81,6 +81,7 @@ static const struct {
 	{"ALLOW_PRIVATE_NETWORKS", check_zones, 0,
 	    "true, false, or zone names separated by commas, such as loopback,private"},
 	{"FS_UNSAFE_OK", check_bool, 0, "true or false"},
+	{"GROUP_READABLE", check_bool, 0, "true or false"},
 	{"HOST", check_host, 0, "a host name of 1 to 64 letters, digits, '_', '.' or '-'"},
 	{"<PLUGIN>_TIMEOUT", conf_parse_seconds, 1, "whole seconds from 1 to 2592000 (30 days)"},
 };

@@ -184,11 +184,38 @@ _hook_words_jq() {
 }
 
 # hook_tmpdir: a private temp dir (outside cwd, so it never counts as output), removed at exit.
+# $newdir too, if hook_newdir made one.
 hook_tmpdir() {
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/abx-hook.XXXXXX") || hook_done failed "cannot create a temp dir"
-	trap 'rm -rf "$tmp"' EXIT
-	trap 'rm -rf "$tmp"; hook_result failed "interrupted by SIGTERM"; exit 143' TERM
-	trap 'rm -rf "$tmp"; hook_result failed "interrupted by SIGINT"; exit 130' INT
+	trap 'rm -rf "$tmp" ${newdir:+"$newdir"}' EXIT
+	trap 'rm -rf "$tmp" ${newdir:+"$newdir"}; hook_result failed "interrupted by SIGTERM"; exit 143' TERM
+	trap 'rm -rf "$tmp" ${newdir:+"$newdir"}; hook_result failed "interrupted by SIGINT"; exit 130' INT
+}
+
+# Output files, never written through what was planted in the cwd (abx(7)
+# SECURITY: another hook may have put a symlink, or a hard link, where
+# this one writes; a program that writes a file by name follows it).
+#
+# hook_put FILE NAME: FILE becomes NAME in the cwd: moved to a new name
+# there first (mktemp creates it, O_EXCL: never through a symlink), then
+# renamed over NAME (mv -T: a symlink or hard link at NAME is replaced,
+# what it points to untouched; a directory at NAME is refused).  1 if it
+# could not (the new name removed).
+hook_put() {
+	_hp_t=$(mktemp "./.$2.XXXXXX") || return 1
+	if mv -f -- "$1" "$_hp_t" && mv -fT -- "$_hp_t" "$2"; then
+		return 0
+	fi
+	rm -f -- "$_hp_t"
+	return 1
+}
+
+# hook_newdir: $newdir, a new empty directory in the cwd (mktemp -d: no
+# one planted anything in it), for a program that writes a file by name
+# (chromium's --screenshot=PATH): then hook_put it.  Removed at exit
+# (hook_tmpdir's trap: call hook_tmpdir first).
+hook_newdir() {
+	newdir=$(mktemp -d "$(pwd)/.new.XXXXXX") || hook_done failed "cannot create a directory in $(pwd)"
 }
 
 # hook_default KEY: the schema default of KEY in the plugin's config.json, as JSON.

@@ -6,7 +6,8 @@
 # Headless $CHROME_BINARY --dump-dom (default chromium, looked up in PATH;
 # absent: "skipped", exit 10) in a fresh profile, killed after 90% of
 # DOM_TIMEOUT.  The DOM is written to a temp file and renamed to
-# output.html only when whole and non-empty (parse_html_urls reads it):
+# output.html (hook_put: never through a symlink) only when whole and
+# non-empty (parse_html_urls reads it):
 # "succeeded", else "failed" with chromium's last ERROR line.
 # Chromium keeps its sandbox unless CHROME_SANDBOX is false or the hook
 # runs as root (then the result's notes say so), and cannot reach address
@@ -24,7 +25,7 @@ chrome_run --dump-dom >"$tmp/dom.html" 2>"$tmp/err"
 rc=$?
 chrome_log
 if [ "$rc" -eq 0 ] && [ -s "$tmp/dom.html" ]; then
-	mv "$tmp/dom.html" output.html || hook_done failed "cannot write output.html"
+	hook_put "$tmp/dom.html" output.html || hook_done failed "cannot write output.html in $(pwd)"
 	hook_done succeeded "output.html"
 fi
 why=$(chrome_error "$rc")

@@ -5,8 +5,9 @@
 #
 # Headless $CHROME_BINARY (default chromium, looked up in PATH; absent:
 # "skipped", exit 10) in a fresh profile, killed after 90% of PDF_TIMEOUT.
-# A non-empty output.pdf: "succeeded", else "failed" with chromium's last
-# ERROR line.
+# Chromium writes into a new directory (hook_newdir), and a non-empty PDF
+# is renamed to output.pdf (hook_put: never through a symlink planted
+# there): "succeeded", else "failed" with chromium's last ERROR line.
 # Chromium keeps its sandbox unless CHROME_SANDBOX is false or the hook
 # runs as root (then the result's notes say so), and cannot reach address
 # literals in private network zones other than the page's own (chrome_run
@@ -20,9 +21,13 @@ require_http
 chrome_find
 hook_tmpdir
 rm -f output.pdf
-chrome_run --print-to-pdf="$(pwd)/output.pdf" --no-pdf-header-footer >&2 2>"$tmp/err"
+hook_newdir    # chromium writes by name: into a new directory, then hook_put
+chrome_run --print-to-pdf="$newdir/output.pdf" --no-pdf-header-footer >&2 2>"$tmp/err"
 rc=$?
 chrome_log
-[ -s output.pdf ] && hook_done succeeded "output.pdf"
+if [ -s "$newdir/output.pdf" ]; then
+	hook_put "$newdir/output.pdf" output.pdf || hook_done failed "cannot write output.pdf in $(pwd)"
+	hook_done succeeded "output.pdf"
+fi
 why=$(chrome_error "$rc")
 hook_done failed "$why" "$why"

@@ -5,7 +5,9 @@
 #
 # Headless $CHROME_BINARY (default chromium, looked up in PATH; absent:
 # "skipped", exit 10) in a fresh profile, window 1280x2000, killed after 90%
-# of SCREENSHOT_TIMEOUT.  A non-empty screenshot.png: "succeeded", else
+# of SCREENSHOT_TIMEOUT.  Chromium writes into a new directory
+# (hook_newdir), and a non-empty PNG is renamed to screenshot.png
+# (hook_put: never through a symlink planted there): "succeeded", else
 # "failed" with chromium's last ERROR line.
 # Chromium keeps its sandbox unless CHROME_SANDBOX is false or the hook
 # runs as root (then the result's notes say so), and cannot reach address
@@ -20,9 +22,13 @@ require_http
 chrome_find
 hook_tmpdir
 rm -f screenshot.png
-chrome_run --screenshot="$(pwd)/screenshot.png" --window-size=1280,2000 >&2 2>"$tmp/err"
+hook_newdir    # chromium writes by name: into a new directory, then hook_put
+chrome_run --screenshot="$newdir/screenshot.png" --window-size=1280,2000 >&2 2>"$tmp/err"
 rc=$?
 chrome_log
-[ -s screenshot.png ] && hook_done succeeded "screenshot.png"
+if [ -s "$newdir/screenshot.png" ]; then
+	hook_put "$newdir/screenshot.png" screenshot.png || hook_done failed "cannot write screenshot.png in $(pwd)"
+	hook_done succeeded "screenshot.png"
+fi
 why=$(chrome_error "$rc")
 hook_done failed "$why" "$why"

@@ -19,7 +19,10 @@
  * 2. Hold an exclusive flock(2) on the cwd until exit, inherited by wget
  *    as its fd 3 (so it outlives us if we are killed): parse_html_urls and
  *    hashes wait for a shared one before they read what we wrote.  Held
- *    by another: "skipped".
+ *    by another: "skipped".  Then every symlink and hard link in the
+ *    cwd's tree is removed, each said on stderr (wget writes through them:
+ *    one planted by another hook would have it write outside the
+ *    snapshot); one that cannot be removed: "failed".
  * 3. Run $WGET_BINARY (default wget, looked up in PATH) with WGET_ARGS (a
  *    JSON array, else words split at spaces; default: the config.json
  *    beside this program), then --reject-regex=<zones> (below), WGET_ARGS_EXTRA,
@@ -56,6 +59,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <netdb.h>
 #include <poll.h>
@@ -341,6 +345,44 @@ zone_regex(const char *url)
 	return buf_cstr(&re);
 }
 
+/* ---- what was planted in the output directory ---- */
+
+/* wget writes through a symlink, and through a file's other name (a hard
+ * link), that it finds in its output tree: one planted there by another
+ * hook (or by anyone who could write there) would have it write outside
+ * the snapshot.  Each is removed before wget runs (what it points to is
+ * left as it is) and said on stderr; one that cannot be removed fails the
+ * hook (planted_path names it). */
+static char planted_path[PATH_MAX];
+
+static int
+drop_planted(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)f;
+	int link = type == FTW_SL || type == FTW_SLN;
+	if (!link && !(type == FTW_F && st->st_nlink > 1))
+		return 0;
+	if (unlink(path) < 0) {
+		snprintf(planted_path, sizeof planted_path, "%s", path);
+		return -1;
+	}
+	warnx_("removed %s %s from the output directory before wget runs (wget would write through it)",
+	    link ? "the symlink" : "the hard link", path);
+	return 0;
+}
+
+/* 0, or -1 with msg set. */
+static int
+drop_all_planted(void)
+{
+	if (nftw(".", drop_planted, 16, FTW_PHYS) == 0)
+		return 0;
+	int e = errno;
+	snprintf(msg, sizeof msg, "cannot remove %.2048s from the output directory (wget would write "
+	    "through it): %s", *planted_path ? planted_path : ".", strerror(e));
+	return -1;
+}
+
 /* ---- wget's log ---- */
 
 static void
@@ -485,6 +527,8 @@ main(int argc, char **argv)
 	const char *cookies = getenv("COOKIES_FILE");
 	if (cookies && *cookies && access(cookies, R_OK) == 0)
 		arg_add(&cmd, xasprintf("--load-cookies=%s", cookies));
+	if (drop_all_planted() < 0)
+		done("failed", msg, msg);
 	const char *warc = getenv("WGET_SAVE_WARC");
 	if (!warc || !hook_false(warc)) {
 		if (mkdir("warc", 0777) < 0 && errno != EEXIST) {
