@@ -17,12 +17,12 @@ i=0
 while [ $i -lt 30 ]; do echo "http://127.0.0.1:1/p/$i"; i=$((i + 1)); done |
 	abx-add -d "$D" >/dev/null
 ok "abx-add on the volume" test -s "$D/crawls.jsonl"
-rig_gluster volume profile $RIG_VOL start >/dev/null
+rig_gluster volume profile "$RIG_VOL" start >/dev/null
 
 # brick_ops FOP: FOP's calls at the brick since the last call (the
 # cumulative line of "info incremental" counts since the one before)
 brick_ops() {
-	rig_gluster volume profile $RIG_VOL info incremental 2>/dev/null |
+	rig_gluster volume profile "$RIG_VOL" info incremental 2>/dev/null |
 		awk -v f="$1" '$NF == f { n += $(NF - 1) } END { print n + 0 }'
 }
 claims() {
