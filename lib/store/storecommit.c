@@ -5,8 +5,11 @@
  * sync: ABX_SYNC=batch), then the index lines of them all, or on any
  * failure cuts off what it wrote; the hints of a finished record (its
  * location, its expiry: expire.h) are written before its line.  Also the
- * syncs owed (store_sync, store_syncfs, store_barrier) and store_discard.
- * Part of the store (store_int.h).
+ * syncs owed (store_sync, store_syncfs, store_barrier, store_barrier_path)
+ * and store_discard.  Where syncfs is not trusted (s->perfile, durable.h)
+ * a barrier fsyncs the files the staged records name instead, before
+ * their lines (store.h, Durability), and every syncfs here becomes an
+ * fdatasync of the journals owed.  Part of the store (store_int.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -154,7 +157,8 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 	w->end = w->base + len;
 	/* a crawl's journal may hold a worker's unsynced result lines (its
 	 * commits are deferred), whose files must be durable first: syncing
-	 * it is a syncfs, which makes them durable together */
+	 * it is a syncfs, which makes them durable together (perfile: the
+	 * worker fsynced them before it wrote the lines) */
 	int shared = w->base > 0 && strncmp(j, "crawls/", 7) == 0 && !s->perfile;
 	if (s->durable && !s->lazy && (shared ? syncfs(w->fd) : fdatasync(w->fd)) < 0)
 		return store_fail(s, EX_IOERR_, errno, "unable to sync %s/%s", s->dir, j);
