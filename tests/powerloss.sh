@@ -5,7 +5,8 @@
 # cancel and resume, two abx-tick passes crawling with the "pf" plugin)
 # runs under the power-loss model of tests/lib/powerfail.c, which keeps
 # only what was synced: every byte and every directory entry not synced is
-# dropped.  At a random instant the power goes off (the model's shadow is
+# dropped (a syncfs saves every file: ext4 and xfs; tests/powerloss-fuse.sh
+# runs this test with a syncfs that saves nothing, as on FUSE).  At a random instant the power goes off (the model's shadow is
 # frozen, then kill -9 of every process of the workload, hooks included),
 # the post-power-loss image is restored into a new directory and
 # recovered by the tools alone, after a reboot (a new boot id): abx-ctl

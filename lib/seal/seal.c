@@ -304,7 +304,7 @@ seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, si
 		ok = store_still_locked(s) == 0;
 		if (ok) {
 			site_index_append(s, &r, dir);
-			store_barrier(s);
+			store_barrier_path(s, "index.jsonl");
 			ok = store_commit(s) == 0;
 		} else {
 			store_discard(s);

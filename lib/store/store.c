@@ -28,6 +28,7 @@
 #include "base/exitcodes.h"
 #include "base/fs.h"
 #include "base/host.h"
+#include "store/durable.h"
 #include "store/fscheck.h"
 #include "store/storeperm.h"
 #include "store/store_int.h"
@@ -184,6 +185,13 @@ store_open(store_t *s, const char *dir, int create)
 		return open_failed(s);
 	}
 	store_perm(s);   /* ... as its abx.conf says; setgid before its subdirectories */
+	int mode = durable_mode(s->dfd);   /* syncfs, or fsync of each file */
+	if (mode < 0) {
+		store_fail(s, EX_CONFIG_, 0, "ABX_DURABILITY=%s: not syncfs, perfile or auto",
+		    getenv("ABX_DURABILITY"));
+		return open_failed(s);
+	}
+	s->perfile = mode == DURABLE_PERFILE;
 	if (!fs_exists(s->dfd, "abx.conf") && !create) {
 		store_fail(s, EX_CONFIG_, 0, "%s is not an abx data directory (no abx.conf); "
 		    "create one with abx-add -d %s URL", s->dir, s->dir);
@@ -218,6 +226,7 @@ store_close(store_t *s)
 	if (store_sync(s) < 0)
 		rc = -1;
 	free(s->unsynced);
+	free(s->named);
 	index_drop(s);
 	if (s->lockfd >= 0)
 		close(s->lockfd);

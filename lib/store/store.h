@@ -120,6 +120,9 @@ typedef struct store {
 	int lazy;                      /* defer syncs to store_sync ($ABX_SYNC=batch) */
 	int parent_syncs;              /* ... and never sync ($ABX_SYNC=parent) */
 	int barrier;                   /* files must be durable before the next line */
+	int perfile;                   /* syncfs is not trusted (durable.h) */
+	char (*named)[256];            /* ... files to fsync before the next line */
+	size_t nnamed;
 	char (*unsynced)[128];         /* journals written since the last sync */
 	size_t nunsynced;
 	/* the active index, loaded under the lock */
@@ -194,12 +197,29 @@ void store_discard(store_t *s);    /* drop what is staged */
  * journal that already holds lines is a syncfs too: the journal may hold
  * a worker's deferred result lines, whose files must not follow them.
  * store_syncfs() syncs the
- * filesystem now (abx-tick's clock).  What is lost to an OS crash before
+ * filesystem now (abx-tick's clock).
+ *
+ * Where syncfs is not known to reach stable storage (durable.h: FUSE,
+ * network filesystems, $ABX_DURABILITY=perfile), s->perfile, every syncfs
+ * above is replaced: a barrier makes the commit fsync, before it writes a
+ * line, the files its staged records name (a final Snapshot: its whole
+ * directory; an ArchiveResult: its plugin's directory; the directories
+ * that hold them) and those store_barrier_path() noted, even when its
+ * journal syncs are deferred, since another process's fdatasync of a
+ * shared journal may make the line durable; a commit then fdatasyncs its
+ * journals, and store_syncfs() and a deferred sync fdatasync the journals
+ * written since the last sync.  ABX_SYNC=parent then defers to
+ * store_close, which syncs them before the process exits.
+ *
+ * What is lost to an OS crash before
  * a deferred sync is work re-done (the snapshot runs again):
  * at-least-once, never a user's acknowledged change, since abx-add and
  * abx-ctl always commit durably.
  */
 void store_barrier(store_t *s);
+/* A barrier that also names a file or directory tree (relative to the
+ * data directory) the next commit makes durable first where s->perfile. */
+void store_barrier_path(store_t *s, const char *rel);
 int store_syncfs(store_t *s);                        /* 0 or -1 */
 int store_sync(store_t *s);                          /* 0 or -1 */
 

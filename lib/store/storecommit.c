@@ -5,8 +5,11 @@
  * sync: ABX_SYNC=batch), then the index lines of them all, or on any
  * failure cuts off what it wrote; the hints of a finished record (its
  * location, its expiry: expire.h) are written before its line.  Also the
- * syncs owed (store_sync, store_syncfs, store_barrier) and store_discard.
- * Part of the store (store_int.h).
+ * syncs owed (store_sync, store_syncfs, store_barrier, store_barrier_path)
+ * and store_discard.  Where syncfs is not trusted (s->perfile, durable.h)
+ * a barrier fsyncs the files the staged records name instead, before
+ * their lines (store.h, Durability), and every syncfs here becomes an
+ * fdatasync of the journals owed.  Part of the store (store_int.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +22,7 @@
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "base/fs.h"
+#include "store/durable.h"
 #include "store/store_int.h"
 
 void
@@ -153,8 +157,9 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 	w->end = w->base + len;
 	/* a crawl's journal may hold a worker's unsynced result lines (its
 	 * commits are deferred), whose files must be durable first: syncing
-	 * it is a syncfs, which makes them durable together */
-	int shared = w->base > 0 && strncmp(j, "crawls/", 7) == 0;
+	 * it is a syncfs, which makes them durable together (perfile: the
+	 * worker fsynced them before it wrote the lines) */
+	int shared = w->base > 0 && strncmp(j, "crawls/", 7) == 0 && !s->perfile;
 	if (s->durable && !s->lazy && (shared ? syncfs(w->fd) : fdatasync(w->fd)) < 0)
 		return store_fail(s, EX_IOERR_, errno, "unable to sync %s/%s", s->dir, j);
 	if (s->durable && s->lazy) {
@@ -215,11 +220,107 @@ store_barrier(store_t *s)
 	s->barrier = 1;
 }
 
+/* Note rel (a tree; "DIR/": that directory alone) to fsync before the
+ * next line, once. */
+static void
+name_path(store_t *s, const char *rel)
+{
+	for (size_t i = 0; i < s->nnamed; i++)
+		if (strcmp(s->named[i], rel) == 0)
+			return;
+	s->named = xrealloc(s->named, (s->nnamed + 1) * sizeof *s->named);
+	snprintf(s->named[s->nnamed++], sizeof *s->named, "%s", rel);
+}
+
+void
+store_barrier_path(store_t *s, const char *rel)
+{
+	s->barrier = 1;
+	if (s->perfile && strlen(rel) < sizeof *s->named)
+		name_path(s, rel);
+}
+
+/* A plugin's name as a path component: no separator, not . or .. */
+static int
+plain_name(const char *p)
+{
+	if (!p || !*p || *p == '.' || strlen(p) > 64)
+		return 0;
+	return strchr(p, '/') == NULL;
+}
+
+/* The files a staged record names (store.h, Durability): a final
+ * Snapshot's directory, an ArchiveResult's plugin directory and the
+ * directories above it up to its crawl's. */
+static void
+name_files_of(store_t *s, const pending_t *p)
+{
+	const char *j = p->journal, *sl = strncmp(j, "crawls/", 7) == 0 ? strchr(j + 7, '/') : NULL;
+	char cid[ID_LEN + 1], rel[256];
+	if (!sl || sl - (j + 7) != ID_LEN)
+		return;
+	memcpy(cid, j + 7, ID_LEN);
+	cid[ID_LEN] = 0;
+	if (!id_valid(cid))
+		return;
+	if (rec_streq(&p->rec, "type", "Snapshot") && record_is_final(&p->rec)) {
+		snprintf(rel, sizeof rel, "crawls/%s/%s", cid, p->id);
+		name_path(s, rel);
+	} else if (rec_streq(&p->rec, "type", "ArchiveResult") && !rec_streq(&p->rec, "status", "queued")) {
+		char *sid = rec_str(&p->rec, "snapshot_id"), *pl = rec_str(&p->rec, "plugin");
+		if (id_valid(sid) && plain_name(pl)) {
+			snprintf(rel, sizeof rel, "crawls/%s/%s/%s", cid, sid, pl);
+			name_path(s, rel);   /* its tree, and the snapshot's directory */
+			snprintf(rel, sizeof rel, "crawls/%s/", cid);
+			name_path(s, rel);   /* the snapshot's entry in its crawl's */
+		}
+		free(sid), free(pl);
+	}
+}
+
+/* perfile: fsync what the staged records and store_barrier_path name. */
+static int
+sync_named(store_t *s)
+{
+	for (size_t i = 0; i < s->npend; i++)
+		name_files_of(s, &s->pend[i]);
+	for (size_t i = 0; i < s->nnamed; i++) {
+		char rel[sizeof *s->named];
+		snprintf(rel, sizeof rel, "%s", s->named[i]);
+		size_t n = strlen(rel);
+		int rc;
+		if (n && rel[n - 1] == '/') {
+			rel[n - 1] = 0;
+			rc = fs_fsync_dir(s->dfd, rel);
+			if (rc < 0 && errno == ENOENT)
+				rc = 0;
+		} else {
+			rc = durable_tree(s->dfd, rel);
+		}
+		if (rc < 0)
+			return store_fail(s, EX_IOERR_, errno, "unable to sync %s/%s", s->dir, rel);
+	}
+	s->nnamed = 0;        /* only now: a failed sync leaves them owed */
+	return 0;
+}
+
 int
 store_syncfs(store_t *s)
 {
-	if (s->durable && syncfs(s->dfd) < 0)
+	if (s->durable && s->perfile) {
+		/* what a syncfs would have covered: the files named and the
+		 * journals written since the last sync */
+		if (sync_named(s) < 0)
+			return -1;
+		int rc = 0;
+		for (size_t i = 0; i < s->nunsynced; i++)
+			if (sync_journal(s, s->unsynced[i]) < 0)
+				rc = -1;
+		if (rc < 0)
+			return -1;
+	} else if (s->durable && syncfs(s->dfd) < 0) {
 		return store_fail(s, EX_IOERR_, errno, "unable to sync the filesystem of %s", s->dir);
+	}
 	s->barrier = 0;       /* only now: a failed sync leaves them owed */
 	s->nunsynced = 0;
 	return 0;
@@ -228,7 +329,8 @@ store_syncfs(store_t *s)
 int
 store_sync(store_t *s)
 {
-	if (s->parent_syncs) {
+	/* perfile: the parent cannot know which files we wrote */
+	if (s->parent_syncs && !s->perfile) {
 		s->barrier = 0;
 		s->nunsynced = 0;
 		return 0;
@@ -266,8 +368,16 @@ store_commit(store_t *s)
 		s->rollback = 1;
 		return -1;
 	}
-	/* files a record names are made durable before the record */
-	if (s->barrier && s->durable && !s->lazy && store_syncfs(s) < 0) {
+	/* files a record names are made durable before the record: perfile,
+	 * even when the journal's sync is deferred (store.h, Durability) */
+	if (s->barrier && s->durable && s->perfile) {
+		if (sync_named(s) < 0) {
+			store_discard(s);
+			s->rollback = 1;
+			return -1;
+		}
+		s->barrier = 0;
+	} else if (s->barrier && s->durable && !s->lazy && store_syncfs(s) < 0) {
 		store_discard(s);
 		s->rollback = 1;
 		return -1;

@@ -26,7 +26,9 @@ tell: a sync counts only between the change and the deadline):
                 been fsync'd after the entry below it was created, all
                 before the line became durable: the first sync after the
                 write that covers the journal (its fsync or fdatasync; a
-                syncfs or sync counts for everything, itself included).
+                syncfs or sync counts for everything, itself included,
+                unless POWERFAIL_STRACE_FUSE=1 is in the environment: then
+                it counts for nothing, as on FUSE and network filesystems).
   names         Every abx tool that exits 0 has fsync'd, before it exits,
                 the directory of every name it created in the data
                 directory: open with O_CREAT of a new file, creat, mkdir,
@@ -42,7 +44,8 @@ or transient: index/ (the active index, site.json), locks/ (lease lock
 files), tmp/, .NAME.tmp.PID files (their rename is checked), the site index
 (index.jsonl, index.html, index-K.html), a snapshot's index.jsonl,
 index.json and index.html (tests/powerloss.sh checks that they exist after
-recovery), hook logs (*.stdout.log, *.stderr.log) and .heartbeat.json.
+recovery), hook logs (*.stdout.log, *.stderr.log), .heartbeat.json and
+hosts/ (per-host politeness, never synced: hostpace.h).
 """
 
 import fnmatch
@@ -55,7 +58,7 @@ EXEMPT = [
     "index/*", "locks/*", "tmp/*", "*/.*.tmp.*", ".*.tmp.*",
     "index.jsonl", "index.html", "index-*.html",
     "crawls/*/*/index.jsonl", "crawls/*/*/index.json", "crawls/*/*/index.html",
-    "*.stdout.log", "*.stderr.log", "*/.heartbeat.json",
+    "*.stdout.log", "*.stderr.log", "*/.heartbeat.json", "hosts/*",
 ]
 MAX = 25
 
@@ -308,7 +311,8 @@ def main():
                 syncs.setdefault(ino(p), []).append(seq)
             continue
         if name in ("syncfs", "sync"):
-            global_syncs.append(seq)
+            if not FUSE:
+                global_syncs.append(seq)
             continue
         if name in ("rename", "renameat", "renameat2"):
             if name == "rename":
@@ -475,6 +479,7 @@ def main():
 
 
 pre_existing = set()
+FUSE = os.environ.get("POWERFAIL_STRACE_FUSE") == "1"
 if __name__ == "__main__":
     if len(sys.argv) == 3:
         # names that existed before the trace: an O_CREAT open of them is

@@ -17,7 +17,11 @@
  *   - for a directory (an inode): its list of entries (name -> inode,
  *     type, mode; a symlink's target) as it was at its last fsync(2);
  *   - syncfs(2) of a file on ROOT's filesystem, and sync(2), record every
- *     file and directory under ROOT, as a snapshot does.
+ *     file and directory under ROOT, as a snapshot does (ext4, xfs); with
+ *     ABX_POWERFAIL_FUSE=1 in the shim's environment they record nothing,
+ *     as on a FUSE filesystem (GlusterFS's client, LazyFS) or a network
+ *     one, where the kernel's syncfs does not reach the filesystem's
+ *     storage: then only what was fsync'd or fdatasync'd survives.
  *
  * The image after the power loss (`powerfail restore`) is built from the
  * root's last durable listing down: a directory's entries are its last
@@ -405,6 +409,7 @@ static char g_shadow[PATH_MAX], g_root[PATH_MAX];
 static size_t g_rootlen;
 static dev_t g_rootdev;
 static int g_active;
+static int g_fuse;   /* ABX_POWERFAIL_FUSE=1: syncfs and sync reach nothing */
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static int (*real_fsync)(int);
@@ -450,6 +455,8 @@ init(void)
 		say("powerfail: the shadow %s is under the root %s: not recording\n", g_shadow, g_root);
 		return;
 	}
+	const char *fuse = getenv("ABX_POWERFAIL_FUSE");
+	g_fuse = fuse && strcmp(fuse, "1") == 0;
 	g_active = 1;
 }
 
@@ -507,7 +514,8 @@ synced(int fd)
 	close(pw);
 }
 
-/* Everything under ROOT is durable (sync, syncfs). */
+/* Everything under ROOT is durable (sync, syncfs); nothing is under the
+ * FUSE model. */
 static void
 synced_all(void)
 {
@@ -518,6 +526,10 @@ synced_all(void)
 		dead();
 	if (pw < 0)
 		return;
+	if (g_fuse) {
+		close(pw);
+		return;
+	}
 	int d = open(g_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d >= 0) {
 		put_tree(g_shadow, d);
