@@ -226,18 +226,24 @@ hook_http_fails(long code)
 }
 
 void
-hook_print_http(const char *status, const char *output_str, const char *error, long code)
+hook_print_http(const char *status, const char *output_str, const char *error, long code,
+    const buf_t *title)
 {
-	if (code <= 0) {
-		hook_print(status, output_str, error);
-		return;
-	}
 	buf_t line = {0};
-	buf_addf(&line, "{\"type\":\"Snapshot\",\"http_status\":%ld}\n", code);
+	if (title || code > 0) {
+		buf_adds(&line, "{\"type\":\"Snapshot\"");
+		if (title) {
+			buf_adds(&line, ",\"title\":");
+			buf_json_str(&line, title->p ? title->p : "", title->len);
+		}
+		if (code > 0)
+			buf_addf(&line, ",\"http_status\":%ld", code);
+		buf_adds(&line, "}\n");
+	}
 	size_t at = line.len;
 	hook_result_line(&line, status, output_str, error);
 	rec_t r;
-	if (rec_parse(&r, line.p + at, line.len - at - 1) == 0) {
+	if (code > 0 && rec_parse(&r, line.p + at, line.len - at - 1) == 0) {
 		char oj[64];
 		snprintf(oj, sizeof oj, "{\"http_status\":%ld}", code);
 		rec_set_raw(&r, "output_json", oj);

@@ -68,12 +68,15 @@ void hook_last_line(const buf_t *b, char *out, size_t n);
  *   - FAIL_ON_HTTP_ERROR is true (Browsertrix's --failOnInvalidStatus).
  * hook_http_fails(CODE): 1 if CODE is 400 or above and one of these holds.
  *
- * hook_print_http(STATUS, OUTPUT_STR, ERROR, CODE): with CODE above 0,
- * {"type":"Snapshot","http_status":CODE} (the snapshot's record keeps it:
- * results.h) then the ArchiveResult line of hook_print with
- * "output_json":{"http_status":CODE}; with CODE 0, hook_print's line.
+ * hook_print_http(STATUS, OUTPUT_STR, ERROR, CODE, TITLE): one Snapshot
+ * line, {"type":"Snapshot","title":TITLE,"http_status":CODE} (the
+ * snapshot's record keeps them: results.h), each member only when given
+ * (TITLE not NULL, CODE above 0) and none at all without either; then the
+ * ArchiveResult line of hook_print, with "output_json":{"http_status":CODE}
+ * when CODE is above 0.
  */
 int hook_http_fails(long code);
-void hook_print_http(const char *status, const char *output_str, const char *error, long code);
+void hook_print_http(const char *status, const char *output_str, const char *error, long code,
+    const buf_t *title);
 
 #endif

@@ -77,7 +77,7 @@ hdrs_clear(void)
 static noreturn void
 done(const char *status, const char *output_str, const char *error)
 {
-	hook_print_http(status, output_str, error, http_code);
+	hook_print_http(status, output_str, error, http_code, NULL);
 	hcurl_free(&curl);
 	buf_free(&head);
 	hdrs_clear();

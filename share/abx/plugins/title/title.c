@@ -36,8 +36,8 @@
  *    charset= in the page's first 4 KiB, else windows-1252; if that fails,
  *    the bytes are kept and those that are not UTF-8 become U+FFFD in the
  *    JSON.  Prints
- *      {"type":"Snapshot","title":"..."}
- *      {"type":"ArchiveResult","status":"succeeded","output_str":"<title>"}
+ *      {"type":"Snapshot","title":"...","http_status":200}
+ *      {"type":"ArchiveResult","status":"succeeded","output_str":"<title>",...}
  *    the result over $EXTRA_CONTEXT's members (hookenv.h).
  * SIGTERM or SIGINT stops curl and prints a "failed" result, "interrupted
  * by SIGTERM" (exit 143) or "by SIGINT" (130).
@@ -64,11 +64,12 @@ enum { MIB = 1 << 20, HEAD = 4096 };
 static hcurl_t curl;
 static buf_t page, title, utf8;
 static long http_code;   /* the page's HTTP status, once curl told it */
+static int have_title;   /* utf8 holds the title for the Snapshot line */
 
 static noreturn void
 done(const char *status, const char *output_str, const char *error)
 {
-	hook_print_http(status, output_str, error, http_code);
+	hook_print_http(status, output_str, error, http_code, have_title ? &utf8 : NULL);
 	hcurl_free(&curl);
 	buf_free(&page), buf_free(&title), buf_free(&utf8);
 	exit(hook_exit_code(status, curl.sig));
@@ -312,11 +313,6 @@ main(int argc, char **argv)
 	}
 	if (!utf8.len)
 		buf_add(&utf8, title.p, title.len);
-	buf_t line = {0};
-	buf_adds(&line, "{\"type\":\"Snapshot\",\"title\":");
-	buf_json_str(&line, utf8.p, utf8.len);
-	buf_adds(&line, "}\n");
-	fwrite(line.p, 1, line.len, stdout);
-	buf_free(&line);
+	have_title = 1;
 	done("succeeded", buf_cstr(&utf8), NULL);
 }

@@ -140,7 +140,7 @@ on_signal(int sig)
 static noreturn void
 done(const char *status, const char *output_str, const char *error)
 {
-	hook_print_http(status, output_str, error, http_code);
+	hook_print_http(status, output_str, error, http_code, NULL);
 	release();
 	if (got_signal == SIGTERM)
 		_exit(143);
