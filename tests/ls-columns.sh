@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib/httpd.sh"
 plan 12
 
-httpd_start || exit 1
+httpd_start --log "$T/requests.log" || exit 1
 SCREEN="python3 $TOP/tests/lib/ptyscreen.py"
 screen() { sed -n '/^screen:$/,$p' "$1" | sed 1d; }
 D=$T/data
