@@ -177,7 +177,11 @@ settings_check_json(const char *raw, int layer, buf_t *why)
 static const char *const other_keys[] = {
 	"URL_ALLOWLIST", "URL_DENYLIST", "USER_AGENT", "CHECK_SSL_VALIDITY", "COOKIES_FILE", "PATH",
 	"TMPDIR", "HOME", "ABX_RUNTIME", "EXTRA_CONTEXT", "FAIL_ON_HTTP_ERROR", "DAEMON_POLL_INTERVAL",
-	"DAEMON_REPAIR_INTERVAL", "CURL_BINARY", NULL,
+	"DAEMON_REPAIR_INTERVAL", "CURL_BINARY", "CHROME_SANDBOX",
+	/* the runtime directories and tools of abx-plugins' hooks (phase_target.c) */
+	"CONFIG_DIR", "CRAWL_DIR", "DATA_DIR", "LIB_BIN_DIR", "LIB_DIR", "NODE_MODULES_DIR", "NODE_PATH",
+	"NPM_BIN_DIR", "NPM_HOME", "PERSONAS_DIR", "PIP_BIN_DIR", "PIP_HOME", "PUPPETEER_CACHE_DIR",
+	"PUPPETEER_SKIP_DOWNLOAD", "SNAP_DIR", "TMP_DIR", "UV", NULL,
 };
 
 /* Call fn on every known key until it returns non-zero. */
