@@ -1,5 +1,6 @@
 /* err.c — see err.h. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +14,12 @@
 
 static const char *prog = "abx";
 static int verbose;
+
+/* the full-disk lines held back (err_repeats_flush) */
+static pthread_mutex_t repeats_mu = PTHREAD_MUTEX_INITIALIZER;
+static int full_seen, full_atexit;
+static long full_more;
+static char full_words[64];
 
 void
 err_init(const char *argv0)
@@ -35,6 +42,45 @@ err_verbose(int set)
 	return verbose;
 }
 
+/* Is line a full disk's, after the first one printed?  Then it is counted. */
+static int
+full_disk_held(const char *line)
+{
+	const char *w = strstr(line, strerror(ENOSPC)) ? strerror(ENOSPC) :
+	                strstr(line, strerror(EDQUOT)) ? strerror(EDQUOT) : NULL;
+	if (!w)
+		return 0;
+	pthread_mutex_lock(&repeats_mu);
+	int held = full_seen++ > 0;
+	if (held) {
+		full_more++;
+		snprintf(full_words, sizeof full_words, "%s", w);
+		if (!full_atexit)
+			full_atexit = atexit(err_repeats_flush) == 0;
+	}
+	pthread_mutex_unlock(&repeats_mu);
+	return held;
+}
+
+void
+err_repeats_flush(void)
+{
+	pthread_mutex_lock(&repeats_mu);
+	long more = full_more;
+	char words[64];
+	snprintf(words, sizeof words, "%s", full_words);
+	full_seen = 0, full_more = 0;
+	pthread_mutex_unlock(&repeats_mu);
+	if (!more)
+		return;
+	char line[256];
+	int n = snprintf(line, sizeof line, "%s: warning: (and %ld more like it: %s)\n", prog, more, words);
+	if (n > 0) {
+		ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+		(void)w;
+	}
+}
+
 void
 err_vemit(const char *kind, int errnum, const char *fmt, va_list ap)
 {
@@ -50,6 +96,8 @@ err_vemit(const char *kind, int errnum, const char *fmt, va_list ap)
 	if (n > (int)sizeof buf - 2)
 		n = sizeof buf - 2;
 	buf[n] = 0;
+	if (strcmp(kind, "fatal") != 0 && full_disk_held(buf))
+		return;
 	/* a URL or title in the message came from someone's page: its
 	 * controls are shown, never sent to the terminal (termsafe.h) */
 	char *safe = termsafe(buf);

@@ -38,6 +38,22 @@ void err_vemit(const char *kind, int errnum, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
 
 /*
+ * A full disk is one cause: once a process has printed a warning or error
+ * that says "No space left on device" (or "Disk quota exceeded"), the next
+ * ones that say it are counted, not printed, until err_repeats_flush()
+ * prints one line for them,
+ *
+ *     abx-hook: warning: (and 12 more like it: No space left on device)
+ *
+ * and starts over.  A process calls it at exit (registered with atexit(3)
+ * at the first line held back), and the daemon after each pass, so that a
+ * tick pass says the cause once, not once per file it could not write
+ * (a full disk made 91 of 152 lines of one pass the same).  A fatal
+ * message is always printed.  Thread-safe.
+ */
+void err_repeats_flush(void);
+
+/*
  * Fault injection for the crash tests: when $ABX_TEST_FAULT equals name,
  * fault_point() kills the process with SIGKILL.  Production never sets it.
  */

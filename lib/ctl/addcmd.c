@@ -36,6 +36,8 @@ addcmd_check(addcmd_t *a, const char *dir, buf_t *why)
 	}
 	if ((rc = settings_check(&a->given, why)) != 0)
 		return rc;
+	if (settings_unknown_dir(&a->given, CONF_CRAWL, dir, why, "; "))
+		return EX_CONFIG_;   /* a typo on the command line: settings.h */
 	char **pl = NULL;   /* plugin names must name plugins (names.h) */
 	buf_t bad = {0};
 	rc = 0;

@@ -4,6 +4,16 @@
  * enabled plugins need (ctl_verbs.h).  The layers are config.h's, loaded
  * as abx-hook loads them (built-ins, DIR/abx.conf, the environment, the
  * crawl's config, the snapshot's), then each enabled plugin's schema.
+ *
+ * Each value is shown with where it came from: a layer (abx.conf with its
+ * line), or for a plugin's key left unset, the key it falls back to
+ * (x-fallback, config.h rule 2) with that key's source ("TIMEOUT, abx.conf
+ * line 2"), else the plugin's config.json.  A key set in abx.conf, the crawl
+ * or the snapshot that neither abx nor a plugin reads (settings.h) is shown
+ * with "unknown": true and the key it resembles ("did_you_mean").  The
+ * defaults abx applies in code when a key is unset (builtin_defaults
+ * below, which must agree with their owners: hostpace.c, crawlrun.c,
+ * retention.h) are shown as "built-in" too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +24,7 @@
 #include "ctl/ctl_verbs.h"
 #include "base/err.h"
 #include "hook/plugin.h"
+#include "tick/settings.h"
 
 extern char **environ;
 
@@ -22,6 +33,13 @@ static const char *const abx_keys[] = {
 	"DELETE_AFTER", "TIMEOUT", "CRAWL_TIMEOUT", "CRAWL_MAX_SIZE", "SNAPSHOT_MAX_SIZE",
 	"CRAWL_MAX_URLS", "CRAWL_MAX_CONCURRENT_SNAPSHOTS", "PLUGINS", "URL_ALLOWLIST",
 	"URL_DENYLIST", "USER_AGENT", "CHECK_SSL_VALIDITY", NULL,
+};
+
+/* Defaults given in code, not by conf_builtins (so not in hooks' environment). */
+static const char *const builtin_defaults[][2] = {
+	{"CRAWL_MAX_CONCURRENT_SNAPSHOTS", "4"}, {"DELETE_AFTER", "0"}, {"HOST_MAX_CONCURRENT", "4"},
+	{"HOST_DELAY", "0"}, {"HOST_DELAY_FACTOR", "0"}, {"HOST_MAX_DELAY", "300"},
+	{"HOST_BACKOFF_RETRIES", "5"}, {"FAIL_ON_HTTP_ERROR", "False"},
 };
 
 typedef struct {
@@ -96,6 +114,72 @@ emit_config(ctl_emit_fn emit, void *arg, const char *k, const char *v, const cha
 	rec_free(&line);
 }
 
+/* A key set by the user that nothing reads: marked, with the near one. */
+static void
+emit_unknown(ctl_emit_fn emit, void *arg, const layers_t *l, const conf_ent_t *e, const char *src)
+{
+	rec_t line = {0};
+	rec_set_str(&line, "type", "Config");
+	rec_set_str(&line, "key", e->key);
+	rec_set_str(&line, "value", e->val);
+	rec_set_str(&line, "source", src);
+	rec_set_raw(&line, "unknown", "true");
+	const char *near = settings_key_near(e->key, &l->ps);
+	if (near)
+		rec_set_str(&line, "did_you_mean", near);
+	emit(arg, &line);
+	rec_free(&line);
+}
+
+/* Where the entry of l->c came from, into src. */
+static void
+source_of(const layers_t *l, const conf_ent_t *e, char *src, size_t n)
+{
+	switch (e->layer) {
+	case CONF_BUILTIN: snprintf(src, n, "built-in"); break;
+	case CONF_FILE: snprintf(src, n, "abx.conf line %d", e->line); break;
+	case CONF_ENV: snprintf(src, n, "environment"); break;
+	case CONF_CRAWL: snprintf(src, n, "crawl %s", l->crawl); break;
+	case CONF_SNAPSHOT: snprintf(src, n, "snapshot %s", l->snap); break;
+	default: snprintf(src, n, "layer %d", e->layer); break;
+	}
+}
+
+/* The source of a plugin's unset key k: an alias's, else its x-fallback's
+ * (followed), else config.json. */
+static void
+plugin_source(const layers_t *l, const schema_t *const *sc, size_t n, const char *k,
+    const char *plugin, char *src, size_t sn)
+{
+	for (int depth = 0; depth < 8; depth++) {
+		const prop_t *p = NULL;
+		for (size_t i = 0; i < n && !p; i++)
+			p = schema_find(sc[i], k);
+		if (!p)
+			break;
+		for (char **a = p->aliases; a && *a; a++) {
+			const conf_ent_t *al = conf_find(&l->c, *a);
+			if (al) {
+				char as[128];
+				source_of(l, al, as, sizeof as);
+				snprintf(src, sn, "%s, %s", al->key, as);
+				return;
+			}
+		}
+		if (!p->fallback)
+			break;
+		const conf_ent_t *f = conf_find(&l->c, p->fallback);
+		if (f) {
+			char fs[128];
+			source_of(l, f, fs, sizeof fs);
+			snprintf(src, sn, "%s, %s", f->key, fs);
+			return;
+		}
+		k = p->fallback;
+	}
+	snprintf(src, sn, "plugin %s (its config.json)", plugin);
+}
+
 /* Is k a key of a plugin's schema (or an alias of one)? */
 static int
 plugin_key(const plugins_t *ps, const char *k)
@@ -136,20 +220,18 @@ ctl_config(store_t *s, const char *id, int all, ctl_emit_fn emit, void *arg)
 	for (size_t i = 0; i < l.c.n; i++) {
 		const conf_ent_t *e = &l.c.v[i];
 		char src[128];
-		switch (e->layer) {
-		case CONF_BUILTIN: snprintf(src, sizeof src, "built-in"); break;
-		case CONF_FILE: snprintf(src, sizeof src, "abx.conf line %d", e->line); break;
-		case CONF_ENV:
-			if (!all && !conf_find(&builtin, e->key) && !shown_env(&l, e->key))
-				continue;
-			snprintf(src, sizeof src, "environment");
-			break;
-		case CONF_CRAWL: snprintf(src, sizeof src, "crawl %s", l.crawl); break;
-		case CONF_SNAPSHOT: snprintf(src, sizeof src, "snapshot %s", l.snap); break;
-		default: snprintf(src, sizeof src, "layer %d", e->layer); break;
-		}
-		emit_config(emit, arg, e->key, e->val, src);
+		if (e->layer == CONF_ENV && !all && !conf_find(&builtin, e->key) && !shown_env(&l, e->key))
+			continue;
+		source_of(&l, e, src, sizeof src);
+		if (e->layer >= CONF_FILE && e->layer <= CONF_SNAPSHOT && e->layer != CONF_ENV &&
+		    !settings_key_known(e->key, &l.ps))
+			emit_unknown(emit, arg, &l, e, src);
+		else
+			emit_config(emit, arg, e->key, e->val, src);
 	}
+	for (size_t i = 0; i < sizeof builtin_defaults / sizeof builtin_defaults[0]; i++)
+		if (!conf_find(&l.c, builtin_defaults[i][0]))
+			emit_config(emit, arg, builtin_defaults[i][0], builtin_defaults[i][1], "built-in");
 	/* then what the enabled plugins' schemas give the keys left unset,
 	 * each key once (CURL_BINARY is in the schemas of several) */
 	conf_t seen = {0};
@@ -166,7 +248,7 @@ ctl_config(store_t *s, const char *id, int all, ctl_emit_fn emit, void *arg)
 			conf_set(&seen, k, "", CONF_PLUGIN);
 			char *v = conf_resolve_one(&l.c, sc, n, k, p->name);
 			char src[160];
-			snprintf(src, sizeof src, "plugin %s (its config.json)", p->name);
+			plugin_source(&l, sc, n, k, p->name, src, sizeof src);
 			if (v)
 				emit_config(emit, arg, k, v, src);
 			free(v);

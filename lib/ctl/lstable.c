@@ -6,66 +6,155 @@
 #include "base/ids.h"
 #include "base/termsafe.h"
 #include "ctl/lstable.h"
+#include "hook/results.h"
+
+/* Columns of the first n bytes of s (a UTF-8 character is one). */
+static int
+columns(const char *s, size_t n)
+{
+	int c = 0;
+	for (size_t i = 0; i < n; i++)
+		c += (s[i] & 0xC0) != 0x80;
+	return c;
+}
+
+/* Cut b, from byte from on, to at most max columns: "..." where it is cut. */
+static void
+fit(buf_t *b, size_t from, int max)
+{
+	if (max < 4 || columns(b->p + from, b->len - from) <= max)
+		return;
+	size_t at = from;
+	for (int col = 0; at < b->len; at++)
+		if ((b->p[at] & 0xC0) != 0x80 && ++col > max - 3)
+			break;
+	b->len = at;
+	buf_adds(b, "...");
+}
+
+/* Append s made one terminal-safe line (newlines and tabs as spaces). */
+static void
+add_safe(buf_t *b, const char *s)
+{
+	char *one = xstrdup(s ? s : "");
+	for (char *p = one; *p; p++)
+		if (*p == '\n' || *p == '\t' || *p == '\r')
+			*p = ' ';
+	termsafe_add(b, one);
+	free(one);
+}
+
+static void
+what_schedule(store_t *s, const rec_t *r, buf_t *b)
+{
+	char *expr = rec_str(r, "schedule"), *tid = rec_str(r, "template_id"), *urls = NULL;
+	rec_t t;
+	if (id_valid(tid) && store_get(s, tid, &t) == 0) {
+		urls = rec_str(&t, "urls");
+		rec_free(&t);
+	}
+	char *w = xasprintf("%-13s %s", expr ? expr : "?", urls ? urls : "(template gone)");
+	add_safe(b, w);
+	free(w), free(expr), free(tid), free(urls);
+}
+
+/* A result: plugin, its snapshot's url, and a failure's reason; room is
+ * the columns left for all of it.  When url and reason do not both fit,
+ * the url gets half (at least 16 columns) and the reason the rest. */
+static void
+what_result(store_t *s, const rec_t *r, buf_t *b, int room)
+{
+	char *pl = rec_str(r, "plugin"), *sid = rec_str(r, "snapshot_id"), *url = NULL;
+	rec_t snap;
+	if (id_valid(sid) && store_get(s, sid, &snap) == 0) {
+		url = rec_str(&snap, "url");
+		rec_free(&snap);
+	}
+	buf_t why = {0};
+	if (rec_streq(r, "status", "failed")) {
+		char *notes = rec_str(r, "notes");
+		buf_t line = {0};
+		result_reason_line(notes, &line);
+		/* "exit status 8: ERROR 404: Not Found.": the words are the news */
+		const char *w = buf_cstr(&line), *colon = strstr(w, ": ");
+		if (!strncmp(w, "exit status ", 12) && colon && colon[2])
+			w = colon + 2;
+		if (*w) {
+			buf_adds(&why, ": ");
+			add_safe(&why, w);
+		}
+		buf_free(&line);
+		free(notes);
+	}
+	size_t start = b->len;
+	add_safe(b, pl ? pl : "?");
+	if (url) {
+		buf_addc(b, ' ');
+		size_t at = b->len;
+		add_safe(b, url);
+		int left = room - columns(b->p + start, at - start);
+		int need = columns(b->p + at, b->len - at) + columns(why.p, why.len);
+		if (why.len && need > left)
+			fit(b, at, left / 2 > 16 ? left / 2 : 16);
+	}
+	buf_add(b, why.p ? why.p : "", why.len);
+	buf_free(&why);
+	free(pl), free(sid), free(url);
+}
 
 /* The table's last column: what the record is about. */
-static char *
-what_of(store_t *s, const rec_t *r)
+static void
+what_of(store_t *s, const rec_t *r, buf_t *b, int room)
 {
 	if (rec_streq(r, "type", "CrawlSchedule")) {
-		char *expr = rec_str(r, "schedule"), *tid = rec_str(r, "template_id"), *urls = NULL;
-		rec_t t;
-		if (id_valid(tid) && store_get(s, tid, &t) == 0) {
-			urls = rec_str(&t, "urls");
-			rec_free(&t);
-		}
-		char *w = xasprintf("%-13s %s", expr ? expr : "?", urls ? urls : "(template gone)");
-		free(expr), free(tid), free(urls);
-		return w;
+		what_schedule(s, r, b);
+		return;
 	}
+	if (rec_streq(r, "type", "ArchiveResult")) {
+		what_result(s, r, b, room);
+		return;
+	}
+	long long code = rec_int(r, "http_status", 0);
+	if (rec_streq(r, "type", "Snapshot") && code >= 400)
+		buf_addf(b, "HTTP %lld ", code);
 	static const char *keys[] = {"url", "plugin", "name", "urls", NULL};
 	for (int i = 0; keys[i]; i++) {
 		char *w = rec_str(r, keys[i]);
-		if (w)
-			return w;
+		if (w) {
+			add_safe(b, w);
+			free(w);
+			return;
+		}
 	}
-	return NULL;
 }
 
 void
 ls_table_line(store_t *s, const rec_t *r, int cols, buf_t *b)
 {
 	char *t = rec_str(r, "type"), *id = rec_str(r, "id"), *st = rec_str(r, "status");
-	char *ra = rec_str(r, "retry_at"), *what = what_of(s, r);
+	char *ra = rec_str(r, "retry_at");
 	const char *tpl = rec_raw(r, "is_template");
 	if (tpl && strcmp(tpl, "true") == 0) {
 		free(st);
 		st = xstrdup("template");
 	}
-	if (what)
-		for (char *p = what; *p; p++)
-			if (*p == '\n' || *p == '\t')
-				*p = ' ';
-	/* a page's URL: its controls never reach the terminal */
-	char *safe = termsafe(what), *sst = termsafe(st ? st : "-");
-	buf_addf(b, "%-13s %-36s %-9s %-19.19s %s", t ? t : "?", id ? id : "?", sst,
-	    ra ? ra : "-", safe);
+	char *sst = termsafe(st ? st : "-");
+	const char *shown = id ? id : "?";
+	if (cols >= LS_WIDE) {
+		buf_addf(b, "%-13s %-36s %-9s %-19.19s ", t ? t : "?", shown, sst, ra ? ra : "-");
+	} else {
+		size_t n = strlen(shown);
+		buf_addf(b, "%-13s %-12s %-9s ", t ? t : "?", n > 12 ? shown + n - 12 : shown, sst);
+	}
+	int used = columns(b->p, b->len);
+	what_of(s, r, b, cols - 1 - used);
 	while (b->len && b->p[b->len - 1] == ' ')
 		b->len--;
 	/* as ps does: a row fits the terminal, "..." where it is cut
 	 * (a column is a UTF-8 character; --jsonl has it all) */
-	size_t at = 0;
-	int col = 0;
-	for (; at < b->len; at++)
-		if ((b->p[at] & 0xC0) != 0x80 && ++col > cols - 1)
-			break;
-	if (at < b->len && cols > 4) {
-		size_t cut = at;
-		for (int k = 0; k < 3 && cut > 0; k++)   /* room for "..." */
-			while (--cut > 0 && (b->p[cut] & 0xC0) == 0x80)
-				;
-		b->len = cut;
-		buf_adds(b, "...");
-	}
-	free(safe), free(sst);
-	free(t), free(id), free(st), free(ra), free(what);
+	if (cols > 4)
+		fit(b, 0, cols - 1);
+	buf_cstr(b);
+	free(sst);
+	free(t), free(id), free(st), free(ra);
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/json.h"
 #include "base/spawn.h"
 #include "hook/hookcurl.h"
 #include "hook/hookenv.h"
@@ -204,4 +205,54 @@ hcurl_free(hcurl_t *r)
 {
 	buf_free(&r->out);
 	buf_free(&r->err);
+}
+
+int
+hook_http_fails(long code)
+{
+	if (code < 400)
+		return 0;
+	const char *f = getenv("FAIL_ON_HTTP_ERROR");
+	if (f && *f && !hook_false(f))
+		return 1;
+	const char *c = getenv("EXTRA_CONTEXT");
+	rec_t ctx;
+	long long depth = 0;
+	if (c && *c && rec_parse(&ctx, c, strlen(c)) == 0) {
+		depth = rec_int(&ctx, "snapshot_depth", 0);
+		rec_free(&ctx);
+	}
+	return depth <= 0;
+}
+
+void
+hook_print_http(const char *status, const char *output_str, const char *error, long code,
+    const buf_t *title)
+{
+	buf_t line = {0};
+	if (title || code > 0) {
+		buf_adds(&line, "{\"type\":\"Snapshot\"");
+		if (title) {
+			buf_adds(&line, ",\"title\":");
+			buf_json_str(&line, title->p ? title->p : "", title->len);
+		}
+		if (code > 0)
+			buf_addf(&line, ",\"http_status\":%ld", code);
+		buf_adds(&line, "}\n");
+	}
+	size_t at = line.len;
+	hook_result_line(&line, status, output_str, error);
+	rec_t r;
+	if (code > 0 && rec_parse(&r, line.p + at, line.len - at - 1) == 0) {
+		char oj[64];
+		snprintf(oj, sizeof oj, "{\"http_status\":%ld}", code);
+		rec_set_raw(&r, "output_json", oj);
+		line.len = at;
+		rec_line(&r, &line);
+		buf_addc(&line, '\n');
+		rec_free(&r);
+	}
+	fwrite(line.p, 1, line.len, stdout);
+	fflush(stdout);
+	buf_free(&line);
 }

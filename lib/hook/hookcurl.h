@@ -56,4 +56,27 @@ const char *hook_curl_interrupted(int sig);
 /* The last line of b (without its newline), into out; "" if none. */
 void hook_last_line(const buf_t *b, char *out, size_t n);
 
+/*
+ * HTTP status is data (abx(7), HTTP STATUS): a page the site answered with
+ * 4xx or 5xx was captured as it was answered, and the hook that fetched it
+ * succeeded, as Heritrix and Browsertrix record a 404 as a capture; so a
+ * broken link deep in a crawl is no failure under cron and no work for
+ * retry --failed.  The exceptions, which fail:
+ *   - the snapshot is a seed: EXTRA_CONTEXT's snapshot_depth is 0, or there
+ *     is no snapshot_depth (a hook run by hand outside abx-hook), since a
+ *     seed that is missing is what the user must hear about;
+ *   - FAIL_ON_HTTP_ERROR is true (Browsertrix's --failOnInvalidStatus).
+ * hook_http_fails(CODE): 1 if CODE is 400 or above and one of these holds.
+ *
+ * hook_print_http(STATUS, OUTPUT_STR, ERROR, CODE, TITLE): one Snapshot
+ * line, {"type":"Snapshot","title":TITLE,"http_status":CODE} (the
+ * snapshot's record keeps them: results.h), each member only when given
+ * (TITLE not NULL, CODE above 0) and none at all without either; then the
+ * ArchiveResult line of hook_print, with "output_json":{"http_status":CODE}
+ * when CODE is above 0.
+ */
+int hook_http_fails(long code);
+void hook_print_http(const char *status, const char *output_str, const char *error, long code,
+    const buf_t *title);
+
 #endif

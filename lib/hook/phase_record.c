@@ -5,7 +5,8 @@
  * under the store lock: its Process record (if it ran), its ArchiveResult
  * (Snapshot family; the id of the earlier result of the same (snapshot,
  * plugin, hook_name) is kept, so a rerun replaces it: phase_load_prior),
- * the snapshot's title and tags if they changed, and the Binary records it
+ * the snapshot's title, tags and http_status if they changed (the status
+ * from a Snapshot line, results.h), and the Binary records it
  * printed.  Then they are printed on o->out as JSON lines; a closed output
  * stops the printing, never the phase.
  *
@@ -197,6 +198,10 @@ update_snapshot(phase_t *ph, const run_t *r, const hookout_t *o, const char *sta
 	}
 	if (o && o->ntags)
 		changed |= merge_tags(&cur, o->tags, o->ntags);
+	if (o && o->http_status && rec_int(&cur, "http_status", 0) != o->http_status) {
+		rec_set_int(&cur, "http_status", o->http_status);
+		changed = 1;
+	}
 	/* "has_results": the snapshot's journal holds results for it, so the
 	 * next phase must look them up (load_prior) to reuse their ids; a
 	 * snapshot without it never had any and skips that scan */

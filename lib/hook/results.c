@@ -204,11 +204,15 @@ take_record(hookout_t *o, const char *line, size_t n, const char *url, long line
 		add_tag(o, &r);
 	} else if (strcmp(type, "Snapshot") == 0) {
 		char *t = rec_str(&r, "title"), *u = rec_str(&r, "url");
-		if (t && (!u || (url && strcmp(u, url) == 0))) {
+		int ours = !u || (url && strcmp(u, url) == 0);
+		if (t && ours) {
 			free(o->title);
 			o->title = t;
 			t = NULL;
 		}
+		long long code = rec_int(&r, "http_status", 0);
+		if (ours && code >= 100 && code <= 999)
+			o->http_status = (long)code;
 		free(t), free(u);
 	} else if (strcmp(type, "Binary") == 0) {
 		char *nm = rec_str(&r, "name"), *ap = rec_str(&r, "abspath");

@@ -5,7 +5,9 @@
  * stdout log with a bounded line buffer and keeps
  *   ArchiveResult  the last one (a hook's later records overwrite earlier);
  *   Tag            "name" — added to the snapshot's comma-separated tags;
- *   Snapshot       "title", when the record has no "url" or this snapshot's;
+ *   Snapshot       "title" and "http_status" (a number from 100 to 999: the
+ *                  status the site answered the page with, hookcurl.h),
+ *                  when the record has no "url" or this snapshot's;
  *                  other Snapshot records (discovered URLs) are left to
  *                  discovery, which reads them from the stdout log
  *                  (discover.h);
@@ -50,6 +52,7 @@ typedef struct {
 	char **tags;
 	size_t ntags;
 	char *title;
+	long http_status;        /* 0: none printed */
 	rec_t *bins;
 	size_t nbins;
 	long overlong, first_overlong;   /* count, first line number */

@@ -11,12 +11,22 @@
  * over FILE.  Where O_TMPFILE or /proc is missing, a named temp file
  * ".FILE.tmp.PID" in the same directory stands in (removed on failure, left
  * by a SIGKILL).
+ *
+ * File names are bytes: a tar's pax header wants them in UTF-8, and
+ * libarchive converts from the locale's charset, which under cron (LANG
+ * unset: the C locale, ASCII) fails on "café.png" with EILSEQ.  So the
+ * packing runs with LC_CTYPE C.UTF-8 for this thread (uselocale(3); the
+ * process's locale is untouched), and a name that is not UTF-8 at all,
+ * which libarchive then stores as its bytes ("hdrcharset=BINARY") with a
+ * warning (ARCHIVE_WARN), is written, not a failure.  Zip marks UTF-8 names
+ * itself.
  */
 #include <archive.h>
 #include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +41,13 @@
 #include "store/record.h"
 #include "seal/seal.h"
 #include "pack/wacz.h"
+
+/* A header written, though maybe with a name kept as raw bytes. */
+static int
+header_ok(int r)
+{
+	return r == ARCHIVE_OK || r == ARCHIVE_WARN;
+}
 
 static int
 pack_tree(store_t *s, struct archive *a, int dfd, const char *rel, const char *name)
@@ -53,7 +70,7 @@ pack_tree(store_t *s, struct archive *a, int dfd, const char *rel, const char *n
 			target[n] = 0;
 			archive_entry_set_filetype(e, AE_IFLNK);
 			archive_entry_set_symlink(e, target);
-			if (archive_write_header(a, e) != ARCHIVE_OK)
+			if (!header_ok(archive_write_header(a, e)))
 				rc = -1;
 		}
 		archive_entry_free(e);
@@ -66,7 +83,7 @@ pack_tree(store_t *s, struct archive *a, int dfd, const char *rel, const char *n
 	}
 	if (S_ISDIR(st.st_mode)) {
 		archive_entry_set_filetype(e, AE_IFDIR);
-		if (archive_write_header(a, e) != ARCHIVE_OK)
+		if (!header_ok(archive_write_header(a, e)))
 			rc = -1;
 		DIR *d = fdopendir(fd);
 		if (!d) {
@@ -94,7 +111,7 @@ pack_tree(store_t *s, struct archive *a, int dfd, const char *rel, const char *n
 	} else {
 		archive_entry_set_filetype(e, AE_IFREG);
 		archive_entry_set_size(e, st.st_size);
-		if (archive_write_header(a, e) != ARCHIVE_OK)
+		if (!header_ok(archive_write_header(a, e)))
 			rc = -1;
 		char buf[65536];
 		ssize_t n;
@@ -270,6 +287,12 @@ seal_pack(store_t *s, const char *id, const char *file, int flags)
 		rec_free(&r);
 		return SEAL_ERR;
 	}
+	/* names in UTF-8 whatever the process's locale (above) */
+	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0), was = (locale_t)0;
+	if (utf8 == (locale_t)0)
+		utf8 = newlocale(LC_CTYPE_MASK, "en_US.UTF-8", (locale_t)0);
+	if (utf8 != (locale_t)0)
+		was = uselocale(utf8);
 	struct archive *a = archive_write_new();
 	int ok;
 	if (pack_formats[f].kind == PACK_TAR) {
@@ -288,6 +311,10 @@ seal_pack(store_t *s, const char *id, const char *file, int flags)
 			rc = store_fail(s, EX_IOERR_, 0, "%s: %s", file, archive_error_string(a));
 	}
 	archive_write_free(a);
+	if (utf8 != (locale_t)0) {
+		uselocale(was);
+		freelocale(utf8);
+	}
 	rec_free(&r);
 	if (rc < 0) {
 		out_abort(&o);   /* no partial archive left behind */

@@ -138,6 +138,7 @@ daemon_run(tick_t *t, double poll_flag, volatile sig_atomic_t *hup)
 			while (inotifytools_next_events(0, 1))
 				;   /* drain (0 = do not wait): the pass below sees every change */
 		int did = tick_pass(t);
+		err_repeats_flush();   /* a full disk said once a pass (err.h) */
 		if (*t->signals)
 			break;
 		if (clock_mono() - last_repair >= (int64_t)(d.repair * 1e6)) {

@@ -3,13 +3,17 @@
  * the module that owns its key (settings.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "base/config.h"
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "base/ids.h"
+#include "hook/plugin.h"
 #include "net/hostpace.h"
 #include "net/netzone.h"
 #include "net/robots.h"
@@ -86,6 +90,8 @@ static const struct {
 	{"<PLUGIN>_TIMEOUT", conf_parse_seconds, 1, "whole seconds from 1 to 2592000 (30 days)"},
 };
 
+static void warn_unknown(const conf_t *c, int dfd);
+
 static int
 check_index(const conf_ent_t *e)
 {
@@ -147,6 +153,8 @@ settings_check_global(int dfd, buf_t *why)
 	} else {
 		conf_load_environ(&c, environ);
 		rc = settings_check(&c, why);
+		if (rc == 0)
+			warn_unknown(&c, dfd);
 	}
 	buf_cstr(why);
 	conf_free(&c);
@@ -163,3 +171,201 @@ settings_check_json(const char *raw, int layer, buf_t *why)
 	return rc;
 }
 
+
+/* ------------------------------------------------------------ unknown keys */
+
+/* Keys abx reads that no parser above checks (the table above has the others). */
+static const char *const other_keys[] = {
+	"URL_ALLOWLIST", "URL_DENYLIST", "USER_AGENT", "CHECK_SSL_VALIDITY", "COOKIES_FILE", "PATH",
+	"TMPDIR", "HOME", "ABX_RUNTIME", "EXTRA_CONTEXT", "FAIL_ON_HTTP_ERROR", "DAEMON_POLL_INTERVAL",
+	"DAEMON_REPAIR_INTERVAL", "CURL_BINARY", "CHROME_SANDBOX",
+	/* the runtime directories and tools of abx-plugins' hooks (phase_target.c) */
+	"CONFIG_DIR", "CRAWL_DIR", "DATA_DIR", "LIB_BIN_DIR", "LIB_DIR", "NODE_MODULES_DIR", "NODE_PATH",
+	"NPM_BIN_DIR", "NPM_HOME", "PERSONAS_DIR", "PIP_BIN_DIR", "PIP_HOME", "PUPPETEER_CACHE_DIR",
+	"PUPPETEER_SKIP_DOWNLOAD", "SNAP_DIR", "TMP_DIR", "UV", NULL,
+};
+
+/* Call fn on every known key until it returns non-zero. */
+static const char *
+each_known(const plugins_t *ps, int (*fn)(const char *, void *), void *arg)
+{
+	size_t n = sizeof checks / sizeof checks[0];
+	for (size_t i = 0; i + 1 < n; i++)
+		if (fn(checks[i].key, arg))
+			return checks[i].key;
+	for (int i = 0; other_keys[i]; i++)
+		if (fn(other_keys[i], arg))
+			return other_keys[i];
+	for (size_t i = 0; ps && i < ps->n; i++) {
+		const schema_t *sc = &ps->v[i].schema;
+		for (size_t j = 0; j < sc->n; j++) {
+			if (fn(sc->v[j].key, arg))
+				return sc->v[j].key;
+			for (char **a = sc->v[j].aliases; a && *a; a++)
+				if (fn(*a, arg))
+					return *a;
+		}
+	}
+	return NULL;
+}
+
+static int
+same_key(const char *k, void *arg)
+{
+	return strcmp(k, arg) == 0;
+}
+
+/* A plugin's own prefix: <PLUGIN>_ (a plugin without a config.json). */
+static int
+plugin_prefix(const char *key, const plugins_t *ps)
+{
+	for (size_t i = 0; ps && i < ps->n; i++) {
+		const char *nm = ps->v[i].name;
+		size_t n = strlen(nm);
+		if (strlen(key) > n + 1 && strncasecmp(key, nm, n) == 0 && key[n] == '_') {
+			int upper = 1;
+			for (size_t j = 0; j < n; j++)
+				if (key[j] >= 'a' && key[j] <= 'z')
+					upper = 0;
+			if (upper)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+int
+settings_key_known(const char *key, const plugins_t *ps)
+{
+	return strncmp(key, "ABX_", 4) == 0 || each_known(ps, same_key, (void *)key) ||
+	       plugin_prefix(key, ps);
+}
+
+/* Edits from a to b (a letter added, dropped, changed, or two neighbours
+ * swapped: Damerau-Levenshtein, optimal string alignment), at most 9. */
+static int
+edits(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b);
+	if (n > 60 || m > 60)
+		return 9;
+	int d[61][61];
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t j = 1; j <= m; j++) {
+			int c = a[i - 1] != b[j - 1];
+			int v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + c < v)
+				v = d[i - 1][j - 1] + c;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[n][m] > 9 ? 9 : d[n][m];
+}
+
+typedef struct {
+	const char *key, *best;
+	int dist;
+} near_t;
+
+static int
+nearer(const char *k, void *arg)
+{
+	near_t *nr = arg;
+	if (strcasecmp(k, nr->key) == 0) {
+		nr->best = k, nr->dist = 0;
+		return 1;
+	}
+	char up[64];
+	size_t i = 0;
+	for (; nr->key[i] && i + 1 < sizeof up; i++)
+		up[i] = (char)(nr->key[i] >= 'a' && nr->key[i] <= 'z' ? nr->key[i] - 32 : nr->key[i]);
+	up[i] = 0;
+	int d = edits(up, k);
+	if (d < nr->dist) {
+		nr->best = k;
+		nr->dist = d;
+	}
+	return 0;
+}
+
+const char *
+settings_key_near(const char *key, const plugins_t *ps)
+{
+	near_t nr = {key, NULL, 3};   /* at most 2 edits, once in upper case */
+	each_known(ps, nearer, &nr);
+	return nr.best;
+}
+
+static void
+where_of(const conf_ent_t *e, buf_t *b)
+{
+	if (e->layer == CONF_FILE && e->line)
+		buf_addf(b, "abx.conf line %d", e->line);
+	else if (e->layer == CONF_FILE)
+		buf_adds(b, "abx.conf");
+	else if (e->layer == CONF_CRAWL)
+		buf_addf(b, "--config %s=%.100s", e->key, e->val);
+	else
+		buf_adds(b, e->layer == CONF_ENV ? "the environment" : "the snapshot's config");
+}
+
+int
+settings_unknown(const conf_t *c, int layer, const plugins_t *ps, buf_t *why, const char *sep)
+{
+	int n = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const conf_ent_t *e = &c->v[i];
+		if (e->layer != layer || settings_key_known(e->key, ps))
+			continue;
+		if (n++)
+			buf_adds(why, sep);
+		where_of(e, why);
+		buf_addf(why, ": %s is no setting of abx or of its plugins", e->key);
+		const char *near = settings_key_near(e->key, ps);
+		if (near)
+			buf_addf(why, " (did you mean %s?)", near);
+		else
+			buf_adds(why, " (abx-ctl config lists them)");
+	}
+	buf_cstr(why);
+	return n;
+}
+
+int
+settings_unknown_dir(const conf_t *c, int layer, const char *dir, buf_t *why, const char *sep)
+{
+	char **path = plugins_path(dir);
+	plugins_t ps;
+	plugins_discover(&ps, path);
+	int n = settings_unknown(c, layer, &ps, why, sep);
+	plugins_free(&ps);
+	for (char **p = path; p && *p; p++)
+		free(*p);
+	free(path);
+	return n;
+}
+
+/* abx.conf's unknown keys, warned about once (not by a tick's worker, whose
+ * tick said it). */
+static void
+warn_unknown(const conf_t *c, int dfd)
+{
+	if (getenv("ABX_PARENT_PID"))
+		return;
+	char link[64], dir[4096];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", dfd);
+	ssize_t l = readlink(link, dir, sizeof dir - 1);
+	dir[l > 0 ? l : 0] = 0;
+	buf_t w = {0};
+	if (settings_unknown_dir(c, CONF_FILE, l > 0 ? dir : NULL, &w, "\n"))
+		for (char *save = NULL, *t = strtok_r(w.p, "\n", &save); t; t = strtok_r(NULL, "\n", &save))
+			warnx_("%s", t);
+	buf_free(&w);
+}

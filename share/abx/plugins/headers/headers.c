@@ -33,7 +33,9 @@
  *      }
  * 3. "succeeded" whatever the status (the headers of a 404 are the record
  *    of a 404), output_str "headers.json (HTTP <code>)", over
- *    $EXTRA_CONTEXT's members (hookenv.h).
+ *    $EXTRA_CONTEXT's members (hookenv.h), with the code as the snapshot's
+ *    http_status and output_json {"http_status":<code>} (hook_print_http,
+ *    hookcurl.h; none when curl gave no code).
  * SIGTERM or SIGINT stops curl and prints a "failed" result, "interrupted
  * by SIGTERM" (exit 143) or "by SIGINT" (130).
  */
@@ -53,6 +55,7 @@
 
 static hcurl_t curl;
 static buf_t head;
+static long http_code;   /* the last response's status, once curl told it */
 
 /* The headers of the last block: names[i] (lower case), vals[i]. */
 typedef struct {
@@ -74,7 +77,7 @@ hdrs_clear(void)
 static noreturn void
 done(const char *status, const char *output_str, const char *error)
 {
-	hook_print(status, output_str, error);
+	hook_print_http(status, output_str, error, http_code, NULL);
 	hcurl_free(&curl);
 	buf_free(&head);
 	hdrs_clear();
@@ -139,6 +142,7 @@ main(int argc, char **argv)
 	if (!*code || strspn(code, "0123456789") != strlen(code) || strlen(code) > 9)
 		code = "0";
 	long status = atol(code);
+	http_code = status;
 
 	/* 2. the last block */
 	hook_slurp(fd, &head, 0);

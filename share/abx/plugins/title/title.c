@@ -17,7 +17,12 @@
  *    redirects followed), the body into an unlinked temp file.  curl
  *    failed: its stderr is copied to ours, and the result is "failed" with
  *    its last line (else "curl failed").  An HTTP status that is not a
- *    number below 400: "failed", "HTTP <code>".
+ *    number: "failed", "HTTP <code>"; one of 400 or above, when
+ *    hook_http_fails (hookcurl.h: the snapshot is a seed, or
+ *    FAIL_ON_HTTP_ERROR is true): the same.  Any other page, a 404 deep in
+ *    a crawl included, was answered as it was: its title is taken below.
+ *    Every result carries the status (hook_print_http): the snapshot's
+ *    http_status, and output_json {"http_status":<code>}.
  * 2. Take the first <title>...</title> of the first MiB (any case, across
  *    lines: \n \r \t \f count as spaces; the tag may have attributes after
  *    a space), runs of spaces made one, a space at either end dropped,
@@ -31,8 +36,8 @@
  *    charset= in the page's first 4 KiB, else windows-1252; if that fails,
  *    the bytes are kept and those that are not UTF-8 become U+FFFD in the
  *    JSON.  Prints
- *      {"type":"Snapshot","title":"..."}
- *      {"type":"ArchiveResult","status":"succeeded","output_str":"<title>"}
+ *      {"type":"Snapshot","title":"...","http_status":200}
+ *      {"type":"ArchiveResult","status":"succeeded","output_str":"<title>",...}
  *    the result over $EXTRA_CONTEXT's members (hookenv.h).
  * SIGTERM or SIGINT stops curl and prints a "failed" result, "interrupted
  * by SIGTERM" (exit 143) or "by SIGINT" (130).
@@ -58,11 +63,13 @@ enum { MIB = 1 << 20, HEAD = 4096 };
 
 static hcurl_t curl;
 static buf_t page, title, utf8;
+static long http_code;   /* the page's HTTP status, once curl told it */
+static int have_title;   /* utf8 holds the title for the Snapshot line */
 
 static noreturn void
 done(const char *status, const char *output_str, const char *error)
 {
-	hook_print(status, output_str, error);
+	hook_print_http(status, output_str, error, http_code, have_title ? &utf8 : NULL);
 	hcurl_free(&curl);
 	buf_free(&page), buf_free(&title), buf_free(&utf8);
 	exit(hook_exit_code(status, curl.sig));
@@ -257,7 +264,10 @@ main(int argc, char **argv)
 	const char *ctype = sp ? sp + 1 : meta;
 	if (sp)
 		*sp = 0;
-	if (!*meta || strspn(meta, "0123456789") != strlen(meta) || strlen(meta) > 9 || atol(meta) >= 400) {
+	int numeric = *meta && strspn(meta, "0123456789") == strlen(meta) && strlen(meta) <= 9;
+	if (numeric)
+		http_code = atol(meta);
+	if (!numeric || hook_http_fails(http_code)) {
 		snprintf(msg, sizeof msg, "HTTP %s", meta);
 		snprintf(msg2, sizeof msg2, "HTTP %s from %s", meta, url);
 		done("failed", msg, msg2);
@@ -303,11 +313,6 @@ main(int argc, char **argv)
 	}
 	if (!utf8.len)
 		buf_add(&utf8, title.p, title.len);
-	buf_t line = {0};
-	buf_adds(&line, "{\"type\":\"Snapshot\",\"title\":");
-	buf_json_str(&line, utf8.p, utf8.len);
-	buf_adds(&line, "}\n");
-	fwrite(line.p, 1, line.len, stdout);
-	buf_free(&line);
+	have_title = 1;
 	done("succeeded", buf_cstr(&utf8), NULL);
 }

@@ -48,10 +48,16 @@
  * 4. The page is the first file wget's log says it saved (-nv: "URL:<url>
  *    [n/n] -> "<path>" [1]"; verbose: "Saving to: '<path>'").  If it is a
  *    regular file: "succeeded" with output_str wget/<path> (a requisite
- *    that failed does not fail the page).  Else "failed" with the last log
- *    line that holds ERROR, failed:, [Uu]nable or "Cannot write" (a full
- *    disk), its date stripped (e.g. "ERROR 404: Not Found."), else "wget
- *    exited N".
+ *    that failed does not fail the page).  Else, when wget exited 8 (the
+ *    server's error response) and its log's first "ERROR <code>: <reason>"
+ *    has a code of 400 or above, the page was answered with that code and
+ *    wget saves no error page: "succeeded", output_str "HTTP <code>
+ *    <reason>: no page saved", unless hook_http_fails (hookcurl.h: a seed,
+ *    or FAIL_ON_HTTP_ERROR) makes it "failed" as below; either way the code
+ *    is printed as the snapshot's http_status (hook_print_http).  Else
+ *    "failed" with the last log line that holds ERROR, failed:, [Uu]nable
+ *    or "Cannot write" (a full disk), its date stripped (e.g. "ERROR 404:
+ *    Not Found."), else "wget exited N".
  * 5. The ArchiveResult is printed over $EXTRA_CONTEXT's members (when it is
  *    a JSON object), as ArchiveBox's emit helpers do.
  * SIGTERM or SIGINT stops wget (SIGTERM), copies the rest of its log, and
@@ -77,6 +83,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/spawn.h"
+#include "hook/hookcurl.h"
 #include "hook/hookenv.h"
 #include "base/json.h"
 #include "net/netzone.h"
@@ -101,6 +108,8 @@ typedef struct {
 	buf_t line;       /* the line being read */
 	char *page;       /* the first file it saved */
 	char *why;        /* the last line that says why it failed */
+	long http;        /* the first "ERROR <code>:" line's code, else 0 */
+	char reason[128]; /* and its words ("Not Found") */
 	regex_t nv;       /* -nv: ... -> "<path>" [n] */
 	int compiled;
 } log_t;
@@ -108,6 +117,7 @@ typedef struct {
 static argv_t cmd;
 static log_t wlog;
 static char msg[PATH_MAX + 512], msg2[PATH_MAX + 512];
+static long http_code;   /* the page's HTTP status, when the log told it */
 
 static void
 release(void)
@@ -134,7 +144,7 @@ on_signal(int sig)
 static noreturn void
 done(const char *status, const char *output_str, const char *error)
 {
-	hook_print(status, output_str, error);
+	hook_print_http(status, output_str, error, http_code, NULL);
 	release();
 	if (got_signal == SIGTERM)
 		_exit(143);
@@ -410,6 +420,16 @@ log_line(log_t *l, char *s)
 		}
 		free(l->why);
 		l->why = xstrdup(s);
+		/* "ERROR 404: Not Found." */
+		char *end;
+		long code = !strncmp(s, "ERROR ", 6) ? strtol(s + 6, &end, 10) : 0;
+		if (!l->http && code >= 100 && code <= 999 && *end == ':') {
+			l->http = code;
+			snprintf(l->reason, sizeof l->reason, "%s", end + 1 + strspn(end + 1, " "));
+			size_t rn = strlen(l->reason);
+			if (rn && l->reason[rn - 1] == '.')
+				l->reason[rn - 1] = 0;
+		}
 	}
 }
 
@@ -590,6 +610,13 @@ main(int argc, char **argv)
 	if (wlog.page && *wlog.page && stat(wlog.page, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		snprintf(msg, sizeof msg, "wget/%s", wlog.page);
 		done("succeeded", msg, NULL);
+	}
+	if (rc == 8 && wlog.http >= 400) {
+		http_code = wlog.http;
+		if (!hook_http_fails(wlog.http)) {
+			snprintf(msg, sizeof msg, "HTTP %ld %s: no page saved", wlog.http, wlog.reason);
+			done("succeeded", msg, NULL);
+		}
 	}
 	snprintf(msg, sizeof msg, "wget exited %d", rc);
 	snprintf(msg2, sizeof msg2, "%s", wlog.why ? wlog.why : msg);
