@@ -7,7 +7,7 @@
 #   curl -s "$BASE/site/"
 #   httpd_stop                               # also done by tap.sh's cleanup (kill of jobs)
 #
-# httpd_start runs the server in the background, waits (up to 10 s) for its
+# httpd_start runs the server in the background, waits (up to 30 s) for its
 # port file and exports HTTPD_PORT, HTTPD_PID and BASE=http://127.0.0.1:PORT.
 # It returns 1 if the server did not come up; the server's stderr is in
 # $T/httpd.stderr.  One server per test script (a second start stops the first).
@@ -18,7 +18,7 @@ httpd_start() {
 	rm -f "$_httpd_pf"
 	python3 "$TOP/tests/httpd.py" --port-file "$_httpd_pf" "$@" 2>"$T/httpd.stderr" &
 	HTTPD_PID=$!
-	_httpd_end=$(( $(date +%s) + 10 ))
+	_httpd_end=$(( $(date +%s) + 30 ))
 	while [ ! -s "$_httpd_pf" ]; do
 		if ! kill -0 "$HTTPD_PID" 2>/dev/null || [ "$(date +%s)" -ge "$_httpd_end" ]; then
 			echo "# httpd did not start: $(head -c 400 "$T/httpd.stderr")"
