@@ -15,13 +15,14 @@ export CHROME_SANDBOX=false TIMEOUT=60
 
 # browser PID: true if PID is a browser: chromium's own program (not the
 # shell of its wrapper script, /usr/bin/chromium) without --type= (not a
-# renderer, zygote or utility process)
+# renderer, zygote or utility process: chromium rewrites theirs into one
+# string, so --type= is looked for anywhere)
 browser() {
 	case $(readlink "/proc/$1/exe" 2>/dev/null) in
 	*/chromium | */chrome) ;;
 	*) return 1 ;;
 	esac
-	! tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | grep -q -e '^--type='
+	! tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | grep -q -e '--type='
 }
 # browsers DIR: sample, until $T/stop exists, the pids of the browsers run
 # for DIR, one a line, into DIR.browsers
