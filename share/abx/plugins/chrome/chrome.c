@@ -280,7 +280,8 @@ browser_start(cdp_t *c, const char *sandbox_off, char *why, size_t wn)
 	return 0;
 }
 
-/* The last ERROR line of chromium's log that is not D-Bus's, into out. */
+/* The last ERROR line of chromium's log that is not D-Bus's (nor its
+ * pipe's end, which ours makes), into out. */
 static void
 log_error(char *out, size_t n)
 {
@@ -294,7 +295,7 @@ log_error(char *out, size_t n)
 		const char *nl = strchr(l, '\n');
 		size_t len = nl ? (size_t)(nl - l) : strlen(l);
 		if (memmem(l, len, "ERROR", 5) && !memmem(l, len, "dbus", 4) && !memmem(l, len, "bus.cc", 6) &&
-		    !memmem(l, len, "object_proxy", 12))
+		    !memmem(l, len, "object_proxy", 12) && !memmem(l, len, "devtools_pipe_handler", 21))
 			snprintf(out, n, "%.*s", (int)len, l);
 		l = nl ? nl + 1 : NULL;
 	}
@@ -441,8 +442,9 @@ main(int argc, char **argv)
 	close(c.wfd), close(c.rfd);
 	cdp_free(&c);
 	if (rc < 0) {
-		char lw[512];
-		log_error(lw, sizeof lw);
+		char lw[512] = "";
+		if (rc == -2)
+			log_error(lw, sizeof lw);
 		snprintf(msg, sizeof msg, "%s%.500s%s%.400s", rc == -2 ? "chromium died: " : "", c.why, lw[0] ? "; " : "", lw);
 		done("failed", msg, msg);
 	}
