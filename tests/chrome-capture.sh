@@ -14,16 +14,27 @@ command -v chromium >/dev/null 2>&1 || { echo "1..0 # SKIP chromium is not insta
 httpd_start --log "$T/req.log" || httpd_start --log "$T/req.log" || { echo "1..0 # SKIP the test server did not start"; exit 0; }
 export CHROME_SANDBOX=false TIMEOUT=60
 
-# browser PID: true if PID is a browser: chromium's own program (not the
-# shell of its wrapper script, /usr/bin/chromium) without --type= (not a
-# renderer, zygote or utility process: chromium rewrites theirs into one
-# string, so --type= is looked for anywhere)
-browser() {
+# chromium_exe PID: true if PID runs chromium's own program (not the shell
+# of its wrapper script, /usr/bin/chromium)
+chromium_exe() {
 	case $(readlink "/proc/$1/exe" 2>/dev/null) in
-	*/chromium | */chrome) ;;
-	*) return 1 ;;
+	*/chromium | */chrome) return 0 ;;
 	esac
-	! tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | grep -q -e '--type='
+	return 1
+}
+# browser PID: true if PID is a browser: chromium's own program without
+# --type= (not a renderer, zygote or utility process: chromium rewrites
+# theirs into one string, so --type= is looked for anywhere) whose parent
+# is not chromium (a child caught between its fork and its exec still has
+# the browser's command line)
+browser() {
+	chromium_exe "$1" || return 1
+	! tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | grep -q -e '--type=' || return 1
+	_st=
+	{ read -r _st <"/proc/$1/stat"; } 2>/dev/null
+	# shellcheck disable=SC2086 # the fields after comm
+	set -- ${_st##*") "}
+	! chromium_exe "${2:-1}"
 }
 # browsers DIR: sample, until $T/stop exists, the pids of the browsers run
 # for DIR, one a line (the pid, then its command line), into DIR.browsers
