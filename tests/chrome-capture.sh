@@ -24,12 +24,13 @@ chromium_exe() {
 }
 # browser PID: true if PID is a browser: chromium's own program without
 # --type= (not a renderer, zygote or utility process: chromium rewrites
-# theirs into one string, so --type= is looked for anywhere) whose parent
+# theirs into one string, so --type= is looked for anywhere) nor --version
+# (abx-hook's check of the plugins' required binaries) whose parent
 # is not chromium (a child caught between its fork and its exec still has
 # the browser's command line)
 browser() {
 	chromium_exe "$1" || return 1
-	! tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | grep -q -e '--type=' || return 1
+	! tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null | grep -q -e '--type=' -e '^--version$' || return 1
 	_st=
 	{ read -r _st <"/proc/$1/stat"; } 2>/dev/null
 	# shellcheck disable=SC2086 # the fields after comm
@@ -115,6 +116,21 @@ ok "a crawl with screenshot alone" crawl "$T/b" "$BASE/site/" screenshot
 is "$(result "$T/b" screenshot status)" succeeded "screenshot succeeded with a browser of its own"
 is "$(seen /site/)" 1 "which loaded the page once"
 is "$(nbrowsers "$T/b")" 1 "one browser" || diag "$(sort -u "$T/b.browsers")"
+
+# through the egress gate: a page whose requisites are on 0.0.0.0 (the
+# unspecified zone, delivered to the test's own server: tests/lib/gatesite.py)
+python3 "$TOP/tests/lib/gatesite.py" "$T/gport" "$T/gsite.log" 0.0.0.0 2>"$T/gsite.err" &
+i=0
+while [ ! -s "$T/gport" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+if [ -s "$T/gport" ]; then
+	abx-add -d "$T/g" --depth 0 --plugins chrome "http://127.0.0.1:$(cat "$T/gport")/page" >/dev/null
+	abx-tick -d "$T/g" >"$T/g.out" 2>"$T/g.err"
+	is "$(result "$T/g" chrome status)" succeeded "a page with requisites in another zone is captured"
+	is "$(grep -c -e '^0\.0\.0\.0' -e '^\[::ffff' "$T/gsite.log")" 0 "and nothing on 0.0.0.0 was fetched by the browser"
+	like "$(result "$T/g" chrome notes)" "egress gate refused .*unspecified" "the chrome hook went through the gate"
+else
+	pass "# SKIP the gate test site did not start"
+fi
 
 # the browser killed mid-capture (a slow page): started again, the page retried once
 rm -f "$T/stop"
