@@ -134,6 +134,13 @@ if [ -s "$T/gport" ]; then
 	is "$(result "$T/g" chrome status)" succeeded "a page with requisites in another zone is captured"
 	is "$(grep -c -e '^0\.0\.0\.0' -e '^\[::ffff' "$T/gsite.log")" 0 "and nothing on 0.0.0.0 was fetched by the browser"
 	like "$(result "$T/g" chrome notes)" "egress gate refused .*unspecified" "the chrome hook went through the gate"
+	# run by hand, without a gate: chromium's --host-resolver-rules keep it out
+	mkdir -p "$T/h"
+	: >"$T/gsite.log"
+	(cd "$T/h" && "$SHARE/abx/plugins/chrome/on_Snapshot__29_chrome.bin" \
+		--url="http://127.0.0.1:$(cat "$T/gport")/page" >"$T/h.out" 2>"$T/h.err")
+	is "$(jq -r .status "$T/h.out")" succeeded "run by hand, without a gate, the page is captured"
+	is "$(grep -c -e '^0\.0\.0\.0' -e '^\[::ffff' "$T/gsite.log")" 0 "and nothing on 0.0.0.0 was fetched"
 else
 	pass "# SKIP the gate test site did not start"
 fi

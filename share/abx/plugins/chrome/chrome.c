@@ -3,8 +3,9 @@
  * and from it the DOM, a screenshot, a PDF, the title, the main document's
  * headers and a WARC of every response the browser loaded.  Built as
  * on_Snapshot__29_chrome.bin beside this file, from this file and the
- * three it includes: cdp.c (the pipe protocol), warcwrite.c (WARC
- * records, base64), capture.c (the page's load and what is kept of it).
+ * four it includes: cdp.c (the pipe protocol), warcwrite.c (WARC
+ * records, base64), capture.c (the page's load and what is kept of it),
+ * zonerules.c (the private zones, without the egress gate).
  *
  *   on_Snapshot__29_chrome.bin --url=URL      (cwd = <snapshot>/chrome/)
  *
@@ -33,7 +34,8 @@
  *    lib/net/gate.h), every connection through it (--proxy-server,
  *    loopback not bypassed, QUIC off, WebRTC kept to proxied
  *    connections).  Without a gate (the crawl may enter every zone, or a
- *    hook run by hand) the browser connects as it likes.  Started in a
+ *    hook run by hand), --host-resolver-rules instead, as the shell hooks
+ *    give theirs (zonerules.c).  Started in a
  *    session of its own: its whole process group is killed when done.
  *    Its stderr goes to a temp file; what is not D-Bus noise is copied to
  *    ours at the end.
@@ -79,6 +81,7 @@
 #include "cdp.c"
 #include "warcwrite.c"
 #include "capture.c"
+#include "zonerules.c"
 
 #define DEFAULT_UA "Mozilla/5.0 (compatible; abx/0.1; +https://github.com/ArchiveBox/ArchiveBox)"
 
@@ -199,7 +202,7 @@ find_binary(const char *name)
 
 /* Start the browser: 0 and c's pipes, or -1 with why. */
 static int
-browser_start(cdp_t *c, const char *sandbox_off, char *why, size_t wn)
+browser_start(cdp_t *c, const char *url, const char *sandbox_off, char *why, size_t wn)
 {
 	const char *t = getenv("TMPDIR");
 	snprintf(tmpdir, sizeof tmpdir, "%s/abx-chrome.XXXXXX", t && *t ? t : "/tmp");
@@ -223,6 +226,14 @@ browser_start(cdp_t *c, const char *sandbox_off, char *why, size_t wn)
 	char *uaarg = xasprintf("--user-agent=%s", ua && *ua ? ua : DEFAULT_UA);
 	char *winarg = xasprintf("--window-size=%d,%d", cap.width, cap.height);
 	char *proxy = gate && *gate ? xasprintf("--proxy-server=http://%s", gate) : NULL;
+	buf_t rules = {0};
+	char *rulesarg = NULL;
+	if (!proxy) {
+		zone_rules(url, &rules);
+		if (rules.len)
+			rulesarg = xasprintf("--host-resolver-rules=%s", buf_cstr(&rules));
+		buf_free(&rules);
+	}
 	(void)win;
 	const char *argv[32];
 	int n = 0;
@@ -237,6 +248,8 @@ browser_start(cdp_t *c, const char *sandbox_off, char *why, size_t wn)
 		argv[n++] = "--proxy-bypass-list=<-loopback>";
 		argv[n++] = "--disable-quic";
 		argv[n++] = "--force-webrtc-ip-handling-policy=disable_non_proxied_udp";
+	} else if (rulesarg) {
+		argv[n++] = rulesarg;
 	}
 	argv[n++] = "--disable-gpu";
 	argv[n++] = "--disable-dev-shm-usage";
@@ -259,7 +272,7 @@ browser_start(cdp_t *c, const char *sandbox_off, char *why, size_t wn)
 	sp.nfd = 5;
 	sp.session = 1;
 	int e = spawn(&sp, &browser);
-	free(profile), free(uaarg), free(winarg), free(proxy);
+	free(profile), free(uaarg), free(winarg), free(proxy), free(rulesarg);
 	close(to[0]);
 	close(from[1]);
 	if (e) {
@@ -419,7 +432,7 @@ main(int argc, char **argv)
 	cdp_t c = {0};
 	int rc = -1;
 	for (int attempt = 0; attempt < 2; attempt++) {
-		if (browser_start(&c, sandbox_off, why, sizeof why) < 0)
+		if (browser_start(&c, url, sandbox_off, why, sizeof why) < 0)
 			done("failed", why, why);
 		rc = capture_page(&c, &cap, url, deadline);
 		if (got_sig)
