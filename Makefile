@@ -35,6 +35,7 @@ HOOKBINS = $(O)$(PLUGDIR)/wget/on_Snapshot__06_wget.finite.bg.bin \
            $(O)$(PLUGDIR)/title/on_Snapshot__10_title.bin \
            $(O)$(PLUGDIR)/favicon/on_Snapshot__11_favicon.bin \
            $(O)$(PLUGDIR)/headers/on_Snapshot__12_headers.bin \
+           $(O)$(PLUGDIR)/chrome/on_Snapshot__29_chrome.bin \
            $(O)$(PLUGDIR)/parse_html_urls/on_Snapshot__75_parse_html_urls.bin \
            $(O)$(PLUGDIR)/hashes/on_Snapshot__90_hashes.bin
 
@@ -109,6 +110,10 @@ $(eval $(call hook,wget,on_Snapshot__06_wget.finite.bg,$$(STATICLINK)))
 $(eval $(call hook,title,on_Snapshot__10_title,$$(LDLIBS)))
 $(eval $(call hook,favicon,on_Snapshot__11_favicon,$$(STATICLINK)))
 $(eval $(call hook,headers,on_Snapshot__12_headers,$$(STATICLINK)))
+# chrome.c includes its siblings (cdp.c, warcwrite.c, capture.c): one
+# translation unit, rebuilt when any of them changes; zlib for its WARC
+$(eval $(call hook,chrome,on_Snapshot__29_chrome,$$(STATICLINK) -lz))
+$(O)$(PLUGDIR)/chrome/on_Snapshot__29_chrome.bin: $(wildcard $(PLUGDIR)/chrome/*.c)
 $(eval $(call hook,parse_html_urls,on_Snapshot__75_parse_html_urls,$$(STATICLINK)))
 $(eval $(call hook,hashes,on_Snapshot__90_hashes,$$(STATICLINK)))
 

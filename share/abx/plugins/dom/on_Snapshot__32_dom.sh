@@ -3,6 +3,10 @@
 #
 #   on_Snapshot__32_dom.sh --url=URL      (cwd = <snapshot>/dom/)
 #
+# Derived first: when the chrome plugin loaded the page in this run
+# (../chrome/output.html, chrome_derived in _lib/hook.sh), its file is
+# hard-linked (else copied) here: "succeeded", no browser started.
+# Else, as a plugin of its own:
 # Headless $CHROME_BINARY --dump-dom (default chromium, looked up in PATH;
 # absent: "skipped", exit 10) in a fresh profile, killed after 90% of
 # DOM_TIMEOUT.  The DOM is written to a temp file and renamed to
@@ -19,6 +23,7 @@ case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
 
 hook_init DOM "$@"
 require_http
+chrome_derived output.html
 chrome_find
 hook_tmpdir
 chrome_run --dump-dom >"$tmp/dom.html" 2>"$tmp/err"

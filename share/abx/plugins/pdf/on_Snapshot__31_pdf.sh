@@ -3,6 +3,10 @@
 #
 #   on_Snapshot__31_pdf.sh --url=URL      (cwd = <snapshot>/pdf/)
 #
+# Derived first: when the chrome plugin loaded the page in this run
+# (../chrome/output.pdf, chrome_derived in _lib/hook.sh), its file is
+# hard-linked (else copied) here: "succeeded", no browser started.
+# Else, as a plugin of its own:
 # Headless $CHROME_BINARY (default chromium, looked up in PATH; absent:
 # "skipped", exit 10) in a fresh profile, killed after 90% of PDF_TIMEOUT.
 # Chromium writes into a new directory (hook_newdir), and a non-empty PDF
@@ -18,6 +22,7 @@ case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
 
 hook_init PDF "$@"
 require_http
+chrome_derived output.pdf
 chrome_find
 hook_tmpdir
 rm -f output.pdf
