@@ -11,8 +11,8 @@
 . "$(dirname "$0")/lib/tick-lib.sh"
 D=$T/demo
 if [ "${ABX_DEMO_FULL:-0}" != 1 ]; then
-	SCREENSHOT_ENABLED=false PDF_ENABLED=false DOM_ENABLED=false
-	export SCREENSHOT_ENABLED PDF_ENABLED DOM_ENABLED
+	SCREENSHOT_ENABLED=false PDF_ENABLED=false DOM_ENABLED=false CHROME_ENABLED=false
+	export SCREENSHOT_ENABLED PDF_ENABLED DOM_ENABLED CHROME_ENABLED
 fi
 
 DEMO_DIR=$D sh "$TOP/examples/demo.sh" >"$T/demo.out" 2>"$T/demo.err"
