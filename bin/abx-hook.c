@@ -85,6 +85,17 @@ parent_watch(void)
 		raise(SIGTERM);
 }
 
+/* $ABX_SIZE_BUDGET: bytes, 0 if unset; exit 65 if not a size. */
+static long long
+size_budget(void)
+{
+	long long budget = 0;
+	const char *b = getenv("ABX_SIZE_BUDGET");
+	if (b && *b && (budget = parse_size(b)) <= 0)
+		die(EX_DATAERR_, "ABX_SIZE_BUDGET=%s: not a size (bytes, or with a unit: 45mb)", b);
+	return budget;
+}
+
 /* --serve: abx-tick's worker for snapshot after snapshot (hookserve.h). */
 static int
 serve_main(const char *dir, int alone)
@@ -139,10 +150,7 @@ main(int argc, char **argv)
 	const char *id = argv[optind];
 	if (!id_valid(id))
 		die(EX_DATAERR_, "not an id: %s (ids are UUIDv7 strings such as those abx-ls prints)", id);
-	long long budget = 0;
-	const char *b = getenv("ABX_SIZE_BUDGET");
-	if (b && *b && (budget = parse_size(b)) <= 0)
-		die(EX_DATAERR_, "ABX_SIZE_BUDGET=%s: not a size (bytes, or with a unit: 45mb)", b);
+	long long budget = size_budget();
 	char **names = NULL;
 	buf_t why = {0};
 	int rc = plugins ? plugins_arg(plugins, &names, &why) : 0;
