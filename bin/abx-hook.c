@@ -14,6 +14,8 @@
  *     tick has left of the crawl's CRAWL_MAX_SIZE): records on stdout,
  *     results committed;
  *  4. drop the lease if it was taken here.
+ * With --serve (no ID): steps 1 to 3 for each snapshot abx-tick sends on
+ * stdin, its lease with it (hookserve.h), until end of file.
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -30,6 +32,7 @@
 #include "base/exitcodes.h"
 #include "base/ids.h"
 #include "base/sigreset.h"
+#include "ctl/hookserve.h"
 #include "ctl/itemlease.h"
 #include "ctl/pluginsarg.h"
 #include "hook/phase.h"
@@ -43,12 +46,14 @@ static const char options[] =
     "  -n              print the hooks that would run, run nothing\n"
     "  --family F      Snapshot (default), CrawlSetup or CrawlCleanup\n"
     "  -v              more detail on stderr\n"
+    "  --serve         run the snapshots abx-tick sends on stdin, one after another\n"
     "  ID              the snapshot (or, for CrawlSetup and CrawlCleanup, the crawl)\n"
     "  -h, --help      print this help and exit\n"
     "  --version       print the version and exit\n";
 
 static const char usage[] =
-    "abx-hook [-d DIR] [--plugins P,...] [-n] [--family Snapshot|CrawlSetup|CrawlCleanup] ID";
+    "abx-hook [-d DIR] [--plugins P,...] [-n] [--family Snapshot|CrawlSetup|CrawlCleanup] ID\n"
+    "       abx-hook [-d DIR] [-v] --serve";
 
 static volatile sig_atomic_t stop;
 
@@ -80,16 +85,47 @@ parent_watch(void)
 		raise(SIGTERM);
 }
 
+/* $ABX_SIZE_BUDGET: bytes, 0 if unset; exit 65 if not a size. */
+static long long
+size_budget(void)
+{
+	long long budget = 0;
+	const char *b = getenv("ABX_SIZE_BUDGET");
+	if (b && *b && (budget = parse_size(b)) <= 0)
+		die(EX_DATAERR_, "ABX_SIZE_BUDGET=%s: not a size (bytes, or with a unit: 45mb)", b);
+	return budget;
+}
+
+/* --serve: abx-tick's worker for snapshot after snapshot (hookserve.h). */
+static int
+serve_main(const char *dir, int alone)
+{
+	if (!alone)
+		cli_usage_err(usage, "--serve takes no ID, --plugins, -n or --family: they come on stdin");
+	store_t s;
+	if (store_open(&s, dir, 0) < 0)
+		die(s.err, "%s", s.errmsg);
+	char *d = xstrdup(s.dir);
+	store_close(&s);
+	parent_watch();
+	sigset_t waitmask;
+	phase_signals(on_signal, &waitmask);
+	int subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+	int rc = hook_serve(d, 0, stdout, &waitmask, &stop, subreaper);
+	free(d);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		CLI_VERSION_OPT,
 		{"plugins", required_argument, 0, 'p'}, {"family", required_argument, 0, 'f'},
-		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"serve", no_argument, 0, 's'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *plugins = NULL, *family = "Snapshot";
-	int dry = 0, c;
+	int dry = 0, serve = 0, c;
 	err_init(argv[0]);
 	sig_reset();
 	while ((c = getopt_long(argc, argv, "d:nhv", longopts, NULL)) != -1) {
@@ -98,6 +134,7 @@ main(int argc, char **argv)
 		case 'p': plugins = optarg; break;
 		case 'f': family = optarg; break;
 		case 'n': dry = 1; break;
+		case 's': serve = 1; break;
 		case 'v': err_verbose(err_verbose(-1) + 1); break;
 		case 'h': cli_help(usage, options);
 		case CLI_VERSION: cli_version();
@@ -106,15 +143,14 @@ main(int argc, char **argv)
 	}
 	if (!phase_family_valid(family))
 		cli_usage_err(usage, "--family wants Snapshot, CrawlSetup or CrawlCleanup: %s", family);
+	if (serve)
+		return serve_main(dir, optind == argc && !plugins && !dry && !strcmp(family, "Snapshot"));
 	if (optind != argc - 1)
 		cli_usage_err(usage, optind == argc ? "no ID given" : "one ID only: %s", argv[argc - 1]);
 	const char *id = argv[optind];
 	if (!id_valid(id))
 		die(EX_DATAERR_, "not an id: %s (ids are UUIDv7 strings such as those abx-ls prints)", id);
-	long long budget = 0;
-	const char *b = getenv("ABX_SIZE_BUDGET");
-	if (b && *b && (budget = parse_size(b)) <= 0)
-		die(EX_DATAERR_, "ABX_SIZE_BUDGET=%s: not a size (bytes, or with a unit: 45mb)", b);
+	long long budget = size_budget();
 	char **names = NULL;
 	buf_t why = {0};
 	int rc = plugins ? plugins_arg(plugins, &names, &why) : 0;

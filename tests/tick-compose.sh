@@ -48,7 +48,8 @@ is "$(ps -o ppid= -p "$worker" | tr -d ' ')" "$tick" "the hook's parent is a chi
 like "$(readlink "/proc/$worker/exe")" '/abx-hook$' "and that worker is the abx-hook program (exec'd, not a fork)"
 S=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r .id)
 like "$(readlink "/proc/$worker/fd/3")" "/locks/$S\$" "its fd 3 is the snapshot's lease"
-ok "its environment names the lease" grep -qz '^ABX_LEASE_FD=3$' "/proc/$worker/environ"
+lease_named() { grep -qz '^ABX_LEASE_FD=3$' "/proc/$1/environ" || grep -qz '^--serve$' "/proc/$1/cmdline"; }
+ok "its environment names the lease, or it serves (the lease came on its socket)" lease_named "$worker"
 python3 "$TOP/tests/lib/sharedfds.py" "$worker" "$tick" 2 3 >"$T/shared.w" 2>"$T/shared.err"
 if [ $? -eq 2 ]; then
 	pass "# SKIP kcmp unavailable: $(cat "$T/shared.err")"

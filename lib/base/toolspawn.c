@@ -62,6 +62,13 @@ int
 tool_spawn(const char *path, char *const argv[], char *const env[], int out, int lease_fd,
     const char *id, pid_t *pid)
 {
+	return tool_spawn_in(path, argv, env, -1, out, lease_fd, id, pid);
+}
+
+int
+tool_spawn_in(const char *path, char *const argv[], char *const env[], int in, int out, int lease_fd,
+    const char *id, pid_t *pid)
+{
 	char *extra[16 + 2];
 	size_t ne = 0;
 	char lease_env[32], id_env[96];
@@ -79,6 +86,8 @@ tool_spawn(const char *path, char *const argv[], char *const env[], int out, int
 	char **envp = child_env(extra);
 	spawn_t sp;
 	spawn_init(&sp, path, argv, envp);
+	if (in >= 0)
+		sp.fd[0] = in;
 	sp.fd[1] = out;
 	if (lease_fd >= 0)
 		sp.fd[3] = lease_fd, sp.nfd = 4;

@@ -4,7 +4,7 @@
  *
  * A worker is started by spawn() (spawn.h: the one policy of every
  * child), and gets exactly:
- *   fd 0  /dev/null
+ *   fd 0  /dev/null, or in (tool_spawn_in: a serving worker's socket)
  *   fd 1  out (a pipe to the caller: the records it prints)
  *   fd 2  the caller's stderr
  *   fd 3  the item's lease (flock on locks/<id>), named by $ABX_LEASE_FD=3
@@ -35,6 +35,9 @@ char *tool_path(const char *name);
  * comes in env).  Returns 0 and *pid, or an errno value.
  */
 int tool_spawn(const char *path, char *const argv[], char *const env[], int out, int lease_fd,
+    const char *id, pid_t *pid);
+/* The same with fd 0 in (when >= 0) instead of /dev/null. */
+int tool_spawn_in(const char *path, char *const argv[], char *const env[], int in, int out, int lease_fd,
     const char *id, pid_t *pid);
 
 #endif

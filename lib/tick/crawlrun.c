@@ -88,7 +88,9 @@ static void
 apply_conf(crawlrun_t *cr, const rec_t *crawl)
 {
 	long long n;
-	const char *v = conf_get(&cr->conf, "CRAWL_MAX_CONCURRENT_SNAPSHOTS");
+	const char *v = conf_get(&cr->conf, "WORKER_MAX_SNAPSHOTS");
+	cr->max_served = v && conf_parse_count(v, &n) == 0 ? (n > 1000000 ? 1000000 : (int)n) : 100;
+	v = conf_get(&cr->conf, "CRAWL_MAX_CONCURRENT_SNAPSHOTS");
 	cr->slots = v && conf_parse_count(v, &n) == 0 ? (n > MAX_SLOTS ? MAX_SLOTS : (int)n) : 4;
 	if (cr->slots < 1)
 		cr->slots = 1;
@@ -223,6 +225,7 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 	for (cr->last_sync = clock_mono(); turn(cr);)
 		;
 	progress_draw(t, cr->w, cr->nw, &cr->drawn, 1);
+	pool_close(cr);
 	if (cr->stop_reason[0])
 		limits_seal_queued(cr);
 	if (!*t->signals && (cleanup || setup))   /* it also stops the daemons CrawlSetup left */

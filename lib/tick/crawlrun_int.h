@@ -50,6 +50,9 @@ typedef struct {
 	int broken;              /* the store failed: no new work, then released */
 	worker_t w[MAX_SLOTS];
 	int nw;
+	int max_served;          /* WORKER_MAX_SNAPSHOTS (0: one-shot workers) */
+	server_t idle[MAX_SLOTS]; /* serving workers between snapshots */
+	int nidle;
 	int drawn;               /* progress lines on screen */
 	int64_t last_renew, last_check, last_sync;
 	hostpace_t hp;           /* host pacing (hostpace.h) */
@@ -132,6 +135,8 @@ void pool_reap(crawlrun_t *cr, int timeout_ms);
 void pool_forward_signals(crawlrun_t *cr);
 /* SIGTERM to every worker not yet signalled (a cancel). */
 void pool_interrupt(crawlrun_t *cr);
+/* Let the idle serving workers go (the run's end). */
+void pool_close(crawlrun_t *cr);
 /* The candidates' order: depth, created_at, id. */
 int cand_cmp(const void *a, const void *b);
 

@@ -13,11 +13,20 @@
  *   3. the chosen are claimed in one durable commit (claim_ids);
  *   4. a worker is started for each claimed, with its host slot, its lease
  *      and what is left of CRAWL_MAX_SIZE; one that does not start is put
- *      back, due in a minute, and its slots let go.
+ *      back, due in a minute, and its slots let go.  Unless
+ *      WORKER_MAX_SNAPSHOTS is 0, the snapshot goes to a serving worker
+ *      (worker.h): an idle one of the run's, else one started now.
  * A slot taken for a snapshot that was not claimed after all is let go.
  *
  * Reap: poll the workers' pidfds and output pipes, take in what they
- * printed, and judge those that ended (ended.c), below the display.
+ * printed, and judge those that ended (ended.c), below the display.  A
+ * serving worker's snapshot ends at its PhaseEnd line; the worker is then
+ * kept idle for the next one, unless the snapshot's status was not 0 or 1
+ * (a failure of the phase itself, or 75: interrupted), it was signalled,
+ * a signal came, the run may start no new work, or it has served
+ * WORKER_MAX_SNAPSHOTS: then its stdin is closed and it is waited for.
+ * One that exits (or is killed) mid-snapshot is judged as a one-shot
+ * worker is, by its exit status.
  */
 #include <poll.h>
 #include <signal.h>
@@ -85,6 +94,29 @@ candidates(crawlrun_t *cr, size_t *nc)
 	return c;
 }
 
+/* Give w's snapshot (its lease: fd) to a serving worker: an idle one,
+ * else a new one; its pid, or -1. */
+static pid_t
+serve(crawlrun_t *cr, worker_t *w, const char *plugins, int fd)
+{
+	server_t sv;
+	for (;;) {
+		if (cr->nidle > 0)
+			sv = cr->idle[--cr->nidle];
+		else if (worker_serve_spawn(cr->t, &sv) < 0)
+			return -1;
+		if (worker_serve_send(cr->t, &sv, w->id, plugins, fd, limits_budget(cr)) == 0)
+			break;
+		int fresh = sv.served == 0;
+		worker_serve_stop(&sv);   /* it died idle: another */
+		if (fresh)
+			return -1;
+	}
+	w->serving = 1;
+	w->pidfd = sv.pidfd, w->sock = sv.sock, w->outfd = sv.outfd, w->served = sv.served;
+	return sv.pid;
+}
+
 /* Start a worker on claimed snapshot r (its lease: fd) in the next slot. */
 static void
 start(crawlrun_t *cr, rec_t *r, int fd, pick_t *pk, size_t npk)
@@ -103,7 +135,10 @@ start(crawlrun_t *cr, rec_t *r, int fd, pick_t *pk, size_t npk)
 	w->first_run = !(hr && strcmp(hr, "true") == 0);
 	w->lease_fd = fd;
 	w->started = clock_mono();
-	w->pid = worker_spawn(t, "Snapshot", w->id, plugins, fd, limits_budget(cr), &w->outfd);
+	if (cr->max_served > 0)
+		w->pid = serve(cr, w, plugins, fd);
+	else
+		w->pid = worker_spawn(t, "Snapshot", w->id, plugins, fd, limits_budget(cr), &w->outfd);
 	if (w->pid < 0) {
 		/* put it back: due again after a pause, not at once */
 		hostpace_drop(w->host_fd);
@@ -111,7 +146,8 @@ start(crawlrun_t *cr, rec_t *r, int fd, pick_t *pk, size_t npk)
 		lease_drop(fd);
 		ended_requeue(t, w->id, "its worker did not start", 60 * 1000000LL);
 	} else {
-		w->pidfd = proc_pidfd(w->pid);
+		if (!w->serving)
+			w->pidfd = proc_pidfd(w->pid);
 		cr->nw++;
 		if (t->verbose)
 			info("snapshot %s started: %s (depth %d)", w->id, w->url, w->depth);
@@ -183,7 +219,18 @@ pool_reap(crawlrun_t *cr, int timeout_ms)
 		worker_t *w = &cr->w[i];
 		worker_read(w);
 		int status;
-		if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
+		if (w->serving && w->done) {
+			progress_clear(cr->t, &cr->drawn);
+			server_t sv = worker_detach(w);
+			int keep = (w->exit_code == 0 || w->exit_code == 1) && !w->signalled && !*cr->t->signals &&
+			           sv.served < cr->max_served && crawlrun_may_start(cr) && w->out.len == 0;
+			ended(cr, w, (w->exit_code & 0xff) << 8);
+			if (keep && cr->nidle < MAX_SLOTS)
+				cr->idle[cr->nidle++] = sv;
+			else
+				worker_serve_stop(&sv);
+			cr->w[i] = cr->w[--cr->nw];
+		} else if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
 			worker_read(w);
 			/* what ended prints goes below the display, not into it */
 			progress_clear(cr->t, &cr->drawn);
@@ -205,6 +252,13 @@ pool_forward_signals(crawlrun_t *cr)
 			kill(cr->w[i].pid, cr->w[i].signalled ? SIGINT : SIGTERM);
 			cr->w[i].signalled++;
 		}
+}
+
+void
+pool_close(crawlrun_t *cr)
+{
+	while (cr->nidle > 0)
+		worker_serve_stop(&cr->idle[--cr->nidle]);
 }
 
 void

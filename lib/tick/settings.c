@@ -72,6 +72,7 @@ static const struct {
 	{"SNAPSHOT_MAX_SIZE", conf_parse_size, 0,
 	    "a size such as 50M, 1G or 500k (powers of 1024), or 0 for no limit"},
 	{"CRAWL_MAX_URLS", conf_parse_count, 0, "a whole number, or 0 for no limit"},
+	{"WORKER_MAX_SNAPSHOTS", conf_parse_count, 0, "a whole number: 0 (a new worker for each snapshot) or more"},
 	{"CRAWL_MAX_CONCURRENT_SNAPSHOTS", conf_parse_count, 1, "a whole number, 1 or more"},
 	{"PLUGINS", check_plugins, 0, "plugin names separated by commas, such as wget,title"},
 	{"HOST_MAX_CONCURRENT", conf_parse_count, 1, "a whole number, 1 or more"},

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -94,6 +95,110 @@ worker_spawn(tick_t *t, const char *family, const char *id, const char *plugins,
 	return pid;
 }
 
+int
+worker_serve_spawn(tick_t *t, server_t *sv)
+{
+	int p[2], sk[2];
+	memset(sv, 0, sizeof *sv);
+	sv->pidfd = sv->sock = sv->outfd = -1;
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		warnsys("unable to start a serving worker: pipe");
+		return -1;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sk) < 0) {
+		warnsys("unable to start a serving worker: socketpair");
+		close(p[0]), close(p[1]);
+		return -1;
+	}
+	if (!t->hook_prog)
+		t->hook_prog = tool_path("abx-hook");
+	char *argv[] = {"abx-hook", "-d", t->s->dir, "--serve", t->verbose ? "-v" : NULL, NULL};
+	char ppid[48];
+	snprintf(ppid, sizeof ppid, "ABX_PARENT_PID=%ld", (long)getpid());
+	char *env[] = {t->s->durable ? "ABX_SYNC=parent" : "ABX_SYNC=0", ppid,
+	    t->tty ? "ABX_PROGRESS_FD=1" : NULL, NULL};
+	fflush(stdout);
+	int rc = tool_spawn_in(t->hook_prog, argv, env, sk[1], p[1], -1, NULL, &sv->pid);
+	close(p[1]);
+	close(sk[1]);
+	if (rc) {
+		errno = rc;
+		warnsys("unable to start %s --serve", t->hook_prog);
+		close(p[0]), close(sk[0]);
+		return -1;
+	}
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	sv->outfd = p[0];
+	sv->sock = sk[0];
+	sv->pidfd = proc_pidfd(sv->pid);
+	return 0;
+}
+
+int
+worker_serve_send(tick_t *t, server_t *sv, const char *id, const char *plugins, int lease_fd,
+    long long budget)
+{
+	buf_t m = {0}, hint = {0};
+	if (store_hint(t->s, id, &hint) != 0)
+		hint.len = 0;
+	buf_addf(&m, "%s\t%s\t%lld\t%s", id, plugins ? plugins : "", budget > 0 ? budget : 0, buf_cstr(&hint));
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} c;
+	memset(&c, 0, sizeof c);
+	struct iovec iov = {m.p, m.len};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof c.b};
+	struct cmsghdr *h = CMSG_FIRSTHDR(&msg);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &lease_fd, sizeof(int));
+	ssize_t n;
+	while ((n = sendmsg(sv->sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT)) < 0 && errno == EINTR)
+		;
+	int err = errno;
+	buf_free(&m), buf_free(&hint);
+	if (n < 0 && err != EPIPE && err != ECONNRESET) {
+		errno = err;
+		warnsys("unable to give snapshot %s to serving worker %ld", id, (long)sv->pid);
+	}
+	if (n < 0)
+		return -1;
+	sv->served++;
+	return 0;
+}
+
+server_t
+worker_detach(worker_t *w)
+{
+	server_t sv = {w->pid, w->pidfd, w->sock, w->outfd, w->served};
+	w->pidfd = w->sock = w->outfd = -1;
+	w->serving = 0;
+	return sv;
+}
+
+void
+worker_serve_stop(server_t *sv)
+{
+	if (sv->sock >= 0)
+		close(sv->sock);
+	if (sv->outfd >= 0)
+		close(sv->outfd);
+	sv->sock = sv->outfd = -1;
+	int status;
+	for (int i = 0; sv->pid > 0 && waitpid(sv->pid, &status, WNOHANG) == 0; i++) {
+		if (i == 500)
+			kill(sv->pid, SIGKILL);
+		struct pollfd p = {sv->pidfd, POLLIN, 0};
+		poll(&p, sv->pidfd >= 0, 10);
+	}
+	if (sv->pidfd >= 0)
+		close(sv->pidfd);
+	sv->pidfd = -1;
+	sv->pid = 0;
+}
+
 /* A failed result: the first one's plugin and reason, the others' plugins. */
 static void
 note_failure(worker_t *w, const rec_t *r)
@@ -159,6 +264,14 @@ worker_read(worker_t *w)
 		}
 		if (rec_parse(&r, q, nl - q) < 0)
 			continue;
+		if (w->serving && rec_streq(&r, "type", "PhaseEnd")) {
+			/* the snapshot's end: nothing of it follows */
+			w->exit_code = (int)rec_int(&r, "exit", EX_SOFT_);
+			w->done = 1;
+			rec_free(&r);
+			q = nl + 1;
+			break;
+		}
 		if (rec_streq(&r, "type", "ArchiveResult")) {
 			char *h = rec_str(&r, "hook_name");
 			snprintf(w->hook, sizeof w->hook, "%s", h ? h : "");
@@ -231,6 +344,8 @@ void
 worker_release(worker_t *w)
 {
 	lease_drop(w->lease_fd);
+	if (w->serving && w->sock >= 0)
+		close(w->sock);
 	if (w->pidfd >= 0)
 		close(w->pidfd);
 	if (w->outfd >= 0)
