@@ -53,14 +53,15 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		CLI_VERSION_OPT, {"allow", required_argument, 0, 'a'}, {"page", required_argument, 0, 'p'},
-		{"listen", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"listen", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'},
+		{"serve", required_argument, 0, 's'}, {"parent", required_argument, 0, 'P'}, {0, 0, 0, 0},
 	};
 	err_init(argv[0]);
 	sig_reset();
 	unsigned allow = 0;
 	const char *page = NULL;
 	char *end;
-	long n = 1;
+	long n = 1, serve = 0, parent = 0;
 	for (int c; (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1;) {
 		switch (c) {
 		case 'a':
@@ -73,6 +74,8 @@ main(int argc, char **argv)
 			if (*end || n < 1 || n > 1024)
 				cli_usage_err(usage, "--listen: not a number from 1 to 1024: %s", optarg);
 			break;
+		case 's': serve = strtol(optarg, &end, 10); break;   /* gate_start's, gate.h */
+		case 'P': parent = strtol(optarg, &end, 10); break;
 		case 'h': cli_help(usage, options);
 		case CLI_VERSION: cli_version();
 		default: cli_usage(usage);
@@ -80,6 +83,8 @@ main(int argc, char **argv)
 	}
 	if (optind < argc)
 		cli_usage_err(usage, "no operands: %s", argv[optind]);
+	if (serve > 0 && gate_serve_fds((int)serve, allow, page, (pid_t)parent) < 0)
+		diesys(EX_SOFT_, "--serve %ld: the gate cannot start", serve);
 	struct sigaction sa = {.sa_handler = on_stop};
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);

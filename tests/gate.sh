@@ -107,8 +107,9 @@ else
 fi
 gc=$(gate_child "$GP")
 ok "the gate is abx-gate's child ($gc)" test -n "$gc"
-fds=$(find "/proc/$gc/fd" -mindepth 1 | wc -l)
-is "$fds" 3 "the gate keeps open its 2 listeners and its log, nothing else"
+fds=$(find "/proc/$gc/fd" -mindepth 1 ! -name 0 ! -name 1 ! -name 2 | wc -l)
+is "$fds" 3 "the gate keeps open its 2 listeners and its log, nothing else (besides stdio)"
+is "$(readlink "/proc/$gc/fd/1")" /dev/null "... its stdout is /dev/null"
 is "$(find "/proc/$gc/fd" -lname 'socket:*' | wc -l)$(find "/proc/$gc/fd" -lname '/memfd:*' | wc -l)" 21 \
 	"... two sockets and a memfd"
 kill -9 "$GP"
@@ -144,6 +145,7 @@ done
 is "$n" 16 "every spelling of loopback is refused (16 of 16)"
 out=$(curl -s -i -x "http://$G" "http://127.0.0.1:$EP/to?u=http://10.0.0.1/secret")
 like "$out" "^HTTP/1.1 403" "the page's own URL is refused too"
+wait_for 5 grep -q '"url":"http://127.0.0.1:'"$EP"'/to' "$T/shut.out"
 like "$(grep -F 10.0.0.1 "$T/shut.out" | grep -F '"url":"http://127.0.0.1:')" '"page":true' \
 	"... as the page's"
 gate_down

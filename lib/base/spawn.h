@@ -63,7 +63,7 @@
 
 #include <sys/types.h>
 
-#define SPAWN_NFD 8          /* fds a child can be given: stdio + 5 */
+#define SPAWN_NFD 132        /* fds a child can be given: stdio + 129 (the gate: gate.h) */
 #define SPAWN_NULL (-1)      /* fd[i]: /dev/null */
 
 typedef struct {

@@ -44,16 +44,20 @@
  *   {"listener":I,"url":"http://h/p" or "h:443","host":"h",
  *    "address":"127.0.0.1","zone":"loopback","page":false}
  *
- * The process.  gate_start() makes the listeners, then forks the gate: a
- * child of the caller (no exec: it runs this library's code) that keeps
- * only the listeners and the log open (every other descriptor is closed,
- * the caller's lease first among them), dies with its parent
- * (PR_SET_PDEATHSIG, and a check of getppid()), ignores SIGPIPE, and
- * serves each client connection in a thread of its own (blocking I/O,
- * idle timeout GATE_IDLE seconds, at most GATE_MAX_CLIENTS at once).
- * SIGTERM ends it (its default action: the gate has nothing to flush).
- * gate_stop() sends SIGTERM and reaps it.  Call gate_start() from a
- * process with one thread.  The gate writes nothing to stdout or stderr.
+ * The process.  gate_start() makes the listeners (at most
+ * GATE_MAX_LISTENERS), then spawns abx-gate --serve beside the running
+ * program (spawn.h: posix_spawn, whose cost does not grow with the
+ * caller's memory; a fork would make every page the caller then writes a
+ * copy-on-write fault, which cost abx-hook 13 ms of CPU a phase) with the
+ * listeners as its fds 3.. and the log after them, and nothing else of
+ * the caller's (its lease is not among them).  The gate dies with its
+ * parent (PR_SET_PDEATHSIG, and a check of getppid(): gate_serve_fds),
+ * ignores SIGPIPE, and serves each client connection in a thread of its
+ * own (blocking I/O, idle timeout GATE_IDLE seconds, at most
+ * GATE_MAX_CLIENTS at once).  SIGTERM ends it (its default action: the
+ * gate has nothing to flush).  gate_stop() sends SIGTERM and reaps it.
+ * The gate writes nothing to stdout; abx-gate's own errors (it cannot
+ * start) go to the caller's stderr.
  *
  * Cost: on the 2-CPU test machine, under heavy load, about 0.9 ms of the
  * gate's CPU a request (bench/gate.sh), nearly all of it in the kernel
@@ -61,7 +65,8 @@
  *
  * The files: gate.c (the loop), gatereq.c (heads), gateconn.c (resolve,
  * check, connect, answer, log), gatepeer.c (the client's uid),
- * gatestart.c (the process); gate_int.h is what they share.
+ * gatestart.c (the process, and bin/abx-gate.c's --serve); gate_int.h is
+ * what they share.
  */
 #ifndef ABX_GATE_H
 #define ABX_GATE_H
@@ -70,6 +75,7 @@
 
 #define GATE_IDLE 120
 #define GATE_MAX_CLIENTS 256
+#define GATE_MAX_LISTENERS 128   /* SPAWN_NFD - 4: what abx-gate can be given */
 
 typedef struct {
 	pid_t pid;        /* the gate process, or 0 */
@@ -93,6 +99,10 @@ int gate_start(gate_t *g, int n, unsigned allow, const char *page);
  * valid during the call.  The number of refusals read, or -1 (errno
  * set). */
 int gate_refusals(gate_t *g, void (*fn)(void *ctx, const gate_refusal_t *r), void *ctx);
+/* abx-gate --serve N: serve listeners on fds 3 .. 3+N-1, the log on fd
+ * 3+N, as gate_start's child; dies with parent (PR_SET_PDEATHSIG).
+ * Returns only if it could not start: -1, errno set. */
+int gate_serve_fds(int n, unsigned allow, const char *page, pid_t parent);
 /* SIGTERM the gate, reap it, close and free everything; g is zeroed. */
 void gate_stop(gate_t *g);
 

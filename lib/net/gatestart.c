@@ -5,16 +5,14 @@
  * 1. n listening sockets on 127.0.0.1, port 0 (the kernel picks), and a
  *    memfd for the refusal log, all close-on-exec (the caller's hooks do
  *    not inherit them).
- * 2. fork().  The child: every signal back to its default action and none
- *    blocked, SIGPIPE ignored (a client gone is an error of a write);
- *    PR_SET_PDEATHSIG SIGKILL, then a check that the parent is still the
- *    one that forked it (it may have died before the prctl); every
- *    descriptor closed but the listeners and the log (close_range(2): the
- *    caller's lease and stdin, stdout, stderr among them); then
- *    gate_serve(), which only a signal ends.  The caller should have one
- *    thread when it calls gate_start (the child runs this library's code,
- *    with no exec: a lock held by another thread at the fork would stay
- *    held in it).
+ * 2. abx-gate --serve N --parent PID --allow ZONES [--page URL], found
+ *    beside the running program (toolspawn.h), spawned (spawn.h: every
+ *    signal at its default, in our process group, nothing of ours open
+ *    but stderr) with the listeners as its fds 3 .. 3+N-1 and the log as
+ *    3+N.  There gate_serve_fds(): SIGPIPE ignored (a client gone is an
+ *    error of a write), PR_SET_PDEATHSIG SIGKILL, then a check that its
+ *    parent is still the one that spawned it (it may have died before
+ *    the prctl), then gate_serve(), which only a signal ends.
  * 3. The parent closes its copies of the listeners: it keeps the log and
  *    the gate's pid.
  * gate_refusals() reads the log from where it stopped (pread: the gate
@@ -22,14 +20,12 @@
  * moves), whole lines only.  gate_stop() sends SIGTERM and reaps the gate
  * (the default action of SIGTERM ends it at once: every refusal was
  * logged before its 403 was sent).
- *
- * The gate child is the one place in lib/ that calls _exit: it never
- * returns into the caller's code (tests/lib/layers.py allows this file).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -42,7 +38,10 @@
 #include "base/buf.h"
 #include "base/exitcodes.h"
 #include "base/json.h"
+#include "base/spawn.h"
+#include "base/toolspawn.h"
 #include "net/gate_int.h"
+#include "net/netzone.h"
 
 static int
 listener(int *port)
@@ -65,48 +64,17 @@ listener(int *port)
 	return fd;
 }
 
-static int
-cmp_int(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
-}
-
-/* Close every descriptor but the n in keep[] (sorted here). */
+/* The zones of allow (besides public) as --allow reads them. */
 static void
-close_all_but(int *keep, int n)
+allow_text(unsigned allow, char *out, size_t n)
 {
-	qsort(keep, (size_t)n, sizeof *keep, cmp_int);
-	unsigned lo = 0;
-	for (int i = 0; i <= n; i++) {
-		unsigned hi = i < n ? (unsigned)keep[i] : ~0u;
-		if (hi > lo && close_range(lo, hi - 1, 0) < 0)
-			for (unsigned fd = lo; fd < hi && fd < 65536; fd++)
-				close((int)fd);
-		lo = i < n ? (unsigned)keep[i] + 1 : lo;
-	}
-}
-
-static void __attribute__((noreturn))
-gate_child(int *lfd, int n, unsigned allow, const char *page, int logfd, pid_t parent)
-{
-	struct sigaction dfl = {0};
-	dfl.sa_handler = SIG_DFL;
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaction(sig, &dfl, NULL);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(EX_SOFT_);
-	int *keep = xcalloc((size_t)n + 1, sizeof *keep);
-	memcpy(keep, lfd, (size_t)n * sizeof *keep);
-	keep[n] = logfd;
-	close_all_but(keep, n + 1);
-	free(keep);
-	gate_serve(lfd, n, allow, page, logfd);
-	_exit(EX_SOFT_);
+	size_t len = 0;
+	out[0] = 0;
+	for (int z = 0; z < NZ_COUNT; z++)
+		if (z != NZ_PUBLIC && (allow & (1u << z)) && len + 20 < n)
+			len += (size_t)snprintf(out + len, n - len, "%s%s", len ? "," : "", netzone_name((netzone_t)z));
+	if (!len)
+		snprintf(out, n, "false");
 }
 
 int
@@ -114,7 +82,7 @@ gate_start(gate_t *g, int n, unsigned allow, const char *page)
 {
 	memset(g, 0, sizeof *g);
 	g->logfd = -1;
-	if (n < 1) {
+	if (n < 1 || n > GATE_MAX_LISTENERS) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -124,10 +92,29 @@ gate_start(gate_t *g, int n, unsigned allow, const char *page)
 		made++;
 	if (made == n)
 		g->logfd = memfd_create("abx-gate-refusals", MFD_CLOEXEC);
-	pid_t parent = getpid(), pid = g->logfd >= 0 ? fork() : -1;
-	if (pid == 0)
-		gate_child(lfd, n, allow, page, g->logfd, parent);
-	e = errno;
+	pid_t pid = -1;
+	if (g->logfd >= 0) {
+		char zones[256], nl[16], parent[32];
+		allow_text(allow, zones, sizeof zones);
+		snprintf(nl, sizeof nl, "%d", n);
+		snprintf(parent, sizeof parent, "%ld", (long)getpid());
+		char *prog = tool_path("abx-gate");
+		char *argv[] = {prog, "--serve", nl, "--parent", parent, "--allow", zones,
+		                page ? "--page" : NULL, (char *)page, NULL};
+		spawn_t sp;
+		spawn_init(&sp, prog, argv, environ);
+		sp.fd[1] = SPAWN_NULL;
+		for (int i = 0; i < n; i++)
+			sp.fd[3 + i] = lfd[i];
+		sp.fd[3 + n] = g->logfd;
+		sp.nfd = 4 + n;
+		e = spawn(&sp, &pid);
+		if (e)
+			pid = -1;
+		free(prog);
+	} else {
+		e = errno;
+	}
 	for (int i = 0; i < made; i++)
 		close(lfd[i]);
 	free(lfd);
@@ -136,12 +123,34 @@ gate_start(gate_t *g, int n, unsigned allow, const char *page)
 			close(g->logfd);
 		free(g->port);
 		memset(g, 0, sizeof *g);
-		errno = e;
+		errno = e ? e : EMFILE;
 		return -1;
 	}
 	g->pid = pid;
 	g->n = n;
 	return 0;
+}
+
+int
+gate_serve_fds(int n, unsigned allow, const char *page, pid_t parent)
+{
+	if (n < 1 || n > GATE_MAX_LISTENERS) {
+		errno = EINVAL;
+		return -1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		return -1;
+	if (parent > 0 && getppid() != parent) {
+		errno = ESRCH;   /* its parent died before the prctl */
+		return -1;
+	}
+	int *lfd = xcalloc((size_t)n, sizeof *lfd);
+	for (int i = 0; i < n; i++)
+		lfd[i] = 3 + i;
+	int rc = gate_serve(lfd, n, allow, page, 3 + n);
+	free(lfd);
+	return rc;
 }
 
 static void
