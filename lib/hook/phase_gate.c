@@ -6,7 +6,9 @@
  *     may enter (zonepolicy.h: public, the zones of the crawl's seeds, and
  *     what ALLOW_PRIVATE_NETWORKS allows); if that is every zone there is
  *     nothing to check and no gate is started.  Else a gate with one
- *     listener a hook, on 127.0.0.1.  A gate that cannot start fails the
+ *     listener a hook, on 127.0.0.1 (past GATE_MAX_LISTENERS hooks, the
+ *     rest share the last one, and its refusals are told to the first of
+ *     them).  A gate that cannot start fails the
  *     phase before any hook runs (exit 75): no hook fetches unchecked.
  *  2. phase_gate_env, as a hook is spawned: its environment points every
  *     proxy variable at its own listener, http_proxy, https_proxy,
@@ -53,7 +55,8 @@ phase_gate_start(phase_t *ph)
 	ph->gate_zone = xcalloc(ph->nhooks + 1, sizeof(char *));
 	if ((allow & NZ_ALL & ~(1u << NZ_FILE)) == (NZ_ALL & ~(1u << NZ_FILE)))
 		return 0;
-	if (gate_start(&ph->gate, (int)ph->nhooks, allow, ph->snapshot ? ph->url : NULL) < 0) {
+	int n = ph->nhooks < GATE_MAX_LISTENERS ? (int)ph->nhooks : GATE_MAX_LISTENERS;
+	if (gate_start(&ph->gate, n, allow, ph->snapshot ? ph->url : NULL) < 0) {
 		errorx("%s %s: the egress gate could not start, so no hook runs: %s", ph->o->family, ph->o->id,
 		    strerror(errno));
 		return -1;
@@ -68,14 +71,16 @@ phase_gate_env(phase_t *ph, size_t i, conf_t *pc)
 	                                   "ALL_PROXY", "all_proxy"};
 	conf_unset(pc, "no_proxy");
 	conf_unset(pc, "NO_PROXY");
-	if (!ph->gate.pid || i >= (size_t)ph->gate.n) {
+	if (!ph->gate.pid) {
 		conf_unset(pc, "ABX_GATE");
 		for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++)
 			conf_unset(pc, vars[k]);
 		return;
 	}
 	char hp[64], url[80];
-	snprintf(hp, sizeof hp, "127.0.0.1:%d", ph->gate.port[i]);
+	/* past GATE_MAX_LISTENERS hooks, the last listener is shared */
+	size_t l = i < (size_t)ph->gate.n ? i : (size_t)ph->gate.n - 1;
+	snprintf(hp, sizeof hp, "127.0.0.1:%d", ph->gate.port[l]);
 	snprintf(url, sizeof url, "http://%s/", hp);
 	conf_set(pc, "ABX_GATE", hp, CONF_FORCED);
 	for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++)
