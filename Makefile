@@ -106,6 +106,8 @@ HOOK_STATIC =
 endif
 STATICLINK = $(if $(HOOK_STATIC),$(HOOK_STATIC) -lpsl -lidn2 -lunistring,$(LDLIBS))
 LINK_abx-hook = $(STATICLINK)
+# the egress gate starts once a phase (abx-hook spawns it): static too
+LINK_abx-gate = $(STATICLINK)
 $(eval $(call hook,wget,on_Snapshot__06_wget.finite.bg,$$(STATICLINK)))
 $(eval $(call hook,title,on_Snapshot__10_title,$$(LDLIBS)))
 $(eval $(call hook,favicon,on_Snapshot__11_favicon,$$(STATICLINK)))
