@@ -235,11 +235,25 @@ plugin_prefix(const char *key, const plugins_t *ps)
 	return 0;
 }
 
+/* An upper-case <NAME>_TIMEOUT: a plugin's timeout (checked as one above),
+ * of a plugin that may be installed after the setting is written. */
+static int
+timeout_key(const char *key)
+{
+	size_t n = strlen(key);
+	if (n <= 8 || strcmp(key + n - 8, "_TIMEOUT") != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((key[i] >= 'A' && key[i] <= 'Z') || (key[i] >= '0' && key[i] <= '9') || key[i] == '_'))
+			return 0;
+	return 1;
+}
+
 int
 settings_key_known(const char *key, const plugins_t *ps)
 {
 	return strncmp(key, "ABX_", 4) == 0 || each_known(ps, same_key, (void *)key) ||
-	       plugin_prefix(key, ps);
+	       plugin_prefix(key, ps) || timeout_key(key);
 }
 
 /* Edits from a to b (a letter added, dropped, changed, or two neighbours
