@@ -93,9 +93,9 @@ $(O)$(PLUGDIR)/$(1)/$(2).bin: $(PLUGDIR)/$(1)/$(1).c $(LIBA) $(LIBHDR) $(O)build
 endef
 # Programs that start once a page on a crawl are linked statically: a
 # static parse_html_urls costs 1.9 ms of CPU to start against 5.2 (abx-internals(7),
-# "The cost of a page").  abx-hook resolves no name
-# (netzone_host, the resolver, is apart in netzonehost.c, not linked in);
-# the wget hook does (the page's zone), and glibc's static getaddrinfo
+# "The cost of a page").  abx-hook resolves the crawl's
+# seeds (the zones its egress gate lets through), abx-gate every host a
+# hook fetches from, the wget hook the page's zone; glibc's static getaddrinfo
 # reads "files" and "dns" itself and loads any other NSS module of
 # nsswitch.conf from the installed glibc: abx-internals(7) says what that costs.
 # title (iconv loads its charsets) stays dynamic.  make HOOK_STATIC=
