@@ -81,6 +81,10 @@ unsigned netzone_host(const char *host, int resolve);
  * has addresses but none is allowed (*zone: the first one's); -1 if it
  * does not resolve.  A fetcher given that address (curl --resolve) goes
  * where the check went: no second lookup. */
+/* The zones a page's fetcher may enter: those allow names
+ * (ALLOW_PRIVATE_NETWORKS; malformed: none), public, and the zones of the
+ * page's own host (url's, resolved; public if it does not resolve). */
+unsigned netzone_page_allow(const char *url, const char *allow);
 int netzone_pin(const char *host, unsigned allow, char *addr, size_t n, netzone_t *zone);
 int netzone_parse_allow(const char *v, unsigned *mask);
 

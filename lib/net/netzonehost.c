@@ -106,3 +106,36 @@ netzone_pin(const char *host, unsigned allow, char *addr, size_t n, netzone_t *z
 	freeaddrinfo(res);
 	return first ? -1 : rc;
 }
+
+unsigned
+netzone_page_allow(const char *url, const char *allow)
+{
+	unsigned ok = 0;
+	if (allow && *allow && netzone_parse_allow(allow, &ok) < 0)
+		ok = 0;
+	if ((ok & NZ_ALL) == NZ_ALL)
+		return ok;
+	/* the page's host: after "://", before [/?#\], after the last "@", without the port */
+	const char *h = strstr(url, "://");
+	h = h ? h + 3 : url;
+	size_t n = strcspn(h, "/?#\\");
+	for (size_t i = n; i > 0; i--)
+		if (h[i - 1] == '@') {
+			h += i, n -= i;
+			break;
+		}
+	char host[300];
+	if (n >= sizeof host)
+		n = sizeof host - 1;
+	for (size_t i = 0; i < n; i++)
+		host[i] = (char)(h[i] >= 'A' && h[i] <= 'Z' ? h[i] + 32 : h[i]);
+	host[n] = 0;
+	char *end = host[0] == '[' ? strchr(host, ']') : strchr(host, ':');
+	if (end)
+		end[host[0] == '['] = 0;
+	unsigned own = netzone_host(host, 1);
+	if (!own || (own & (1u << NZ_PUBLIC)))
+		own = 1u << NZ_PUBLIC;
+	ok |= own;
+	return ok;
+}
