@@ -315,19 +315,28 @@ log_error(char *out, size_t n)
 	buf_free(&b);
 }
 
+/* The temp file .NAME.PID in the cwd, new (one a dead run left is
+ * replaced), its name in t: the fd, or -1 with msg set. */
+static int
+open_temp(const char *name, char *t, size_t tn, char *msg, size_t mn)
+{
+	snprintf(t, tn, ".%s.%ld", name, (long)getpid());
+	int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST && unlink(t) == 0)
+		fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		snprintf(msg, mn, "cannot create %s: %s", t, strerror(errno));
+	return fd;
+}
+
 /* NAME in the cwd made to hold p (n bytes): a temp name, then rename. */
 static int
 put_file(const char *name, const void *p, size_t n, char *msg, size_t mn)
 {
 	char t[256];
-	snprintf(t, sizeof t, ".%s.%ld", name, (long)getpid());
-	int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 && errno == EEXIST && unlink(t) == 0)
-		fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(msg, mn, "cannot create %s: %s", t, strerror(errno));
+	int fd = open_temp(name, t, sizeof t, msg, mn);
+	if (fd < 0)
 		return -1;
-	}
 	const char *s = p;
 	for (size_t off = 0; off < n;) {
 		ssize_t w = write(fd, s + off, n - off);
@@ -353,14 +362,9 @@ static int
 put_warc(char *msg, size_t mn)
 {
 	char t[256];
-	snprintf(t, sizeof t, ".capture.warc.gz.%ld", (long)getpid());
-	int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0 && errno == EEXIST && unlink(t) == 0)
-		fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(msg, mn, "cannot create %s: %s", t, strerror(errno));
+	int fd = open_temp("capture.warc.gz", t, sizeof t, msg, mn);
+	if (fd < 0)
 		return -1;
-	}
 	int n = cap_warc(&cap, fd);
 	int e = errno;
 	if (close(fd) < 0 && n >= 0)
