@@ -79,7 +79,7 @@ is "$(result "$D" '.output_json.missing_requisites | map(.url) | join(" ")')" "$
 is "$(snap "$D" .incomplete)" true "and the snapshot is incomplete"
 
 # 3. a site that answers everything
-httpd_start || exit 1
+httpd_start --pages 1 || exit 1
 D=$T/fine
 abx-add -d "$D" --plugins wget "$BASE/site/" >/dev/null
 expect_exit 0 "a page whose requisites all answer" abx-tick -d "$D"

@@ -25,7 +25,9 @@
  *    snapshot); one that cannot be removed: "failed".
  * 3. Run $WGET_BINARY (default wget, looked up in PATH) with WGET_ARGS (a
  *    JSON array, else words split at spaces; default: the config.json
- *    beside this program), then --reject-regex=<zones> (below), WGET_ARGS_EXTRA,
+ *    beside this program), then --verbose --no-show-progress (the log
+ *    step 4 reads: each URL tried, and why it failed), --reject-regex=<zones>
+ *    (below), WGET_ARGS_EXTRA,
  *    --timeout=T, --user-agent=USER_AGENT, --no-check-certificate if
  *    CHECK_SSL_VALIDITY is false, --load-cookies=COOKIES_FILE if that is
  *    readable, and unless WGET_SAVE_WARC is false (unset is true; the empty
@@ -38,7 +40,13 @@
  *    glibc's malloc told not to give memory back while wget runs
  *    (WGET_MALLOC_TUNABLES, below): GLIBC_TUNABLES gets it in front of
  *    any value it has, so a person's own settings still win, and with
- *    GNUTLS_NO_IMPLICIT_INIT=1 unless it is set (wget_tls_env, below).
+ *    GNUTLS_NO_IMPLICIT_INIT=1 unless it is set (wget_tls_env, below),
+ *    and LANGUAGE=en (its log untranslated).
+ *    Retries: the default WGET_ARGS try each URL 3 times, 0.1 s apart,
+ *    after no answer, a refused connection, a 502, 503 or 504 (a server
+ *    that drops a kept-alive connection loses requisites to a single try:
+ *    wget's second request on it gets "No data received"); every try goes
+ *    through the egress gate, as the first.
  *    Zones (abx(7) SECURITY): a requisite whose host is an address literal
  *    in a private network zone other than the page's own zones and those
  *    ALLOW_PRIVATE_NETWORKS names, or numeric in a form a browser reads
@@ -48,7 +56,14 @@
  * 4. The page is the first file wget's log says it saved (-nv: "URL:<url>
  *    [n/n] -> "<path>" [1]"; verbose: "Saving to: '<path>'").  If it is a
  *    regular file: "succeeded" with output_str wget/<path> (a requisite
- *    that failed does not fail the page).  Else, when wget exited 8 (the
+ *    that failed does not fail the page); the requisites still missing
+ *    (requisites_missing: each URL tried after the page's, never saved,
+ *    whose last try got no answer, a 5xx, or could not be written; a 4xx
+ *    is the site's answer, kept as the page's is) make the result's error
+ *    (its notes) "N of M page requisites missing after wget's retries: URL
+ *    (reason); ..." and its output_json {"incomplete":true,
+ *    "missing_requisites":[{"url","reason"},...]}, which the seal turns into
+ *    the snapshot's "incomplete" (snappage.h).  Else, when wget exited 8 (the
  *    server's error response) and its log's first "ERROR <code>: <reason>"
  *    has a code of 400 or above, the page was answered with that code and
  *    wget saves no error page: "succeeded", output_str "HTTP <code>
