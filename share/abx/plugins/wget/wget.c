@@ -54,7 +54,8 @@
  *    is rejected by a POSIX ERE (wget lower-cases the host); true allows
  *    every zone and adds no regex.  WGET_ARGS_EXTRA may replace it.
  * 4. The page is the first file wget's log says it saved (-nv: "URL:<url>
- *    [n/n] -> "<path>" [1]"; verbose: "Saving to: '<path>'").  If it is a
+ *    [n/n] -> "<path>" [1]"; verbose: "Saving to: '<path>'" and then
+ *    "... saved [n/n]", not a write that failed).  If it is a
  *    regular file: "succeeded" with output_str wget/<path> (a requisite
  *    that failed does not fail the page); the requisites still missing
  *    (requisites_missing: each URL tried after the page's, never saved,
@@ -134,6 +135,7 @@ typedef struct {
 	long cur;         /* the one being fetched, -1 before the first */
 	long page_fetch;  /* the one that saved the page, -1 before */
 	char *page;       /* the first file it saved */
+	char *saving;     /* the file it is writing (verbose), not saved yet */
 	char *why;        /* the last line that says why it failed */
 	long http;        /* the first "ERROR <code>:" line's code, else 0 */
 	char reason[128]; /* and its words ("Not Found") */
@@ -155,6 +157,7 @@ release(void)
 	free(cmd.v);
 	buf_free(&wlog.line);
 	free(wlog.page);
+	free(wlog.saving);
 	free(wlog.why);
 	for (size_t i = 0; i < wlog.nf; i++)
 		free(wlog.f[i].url), free(wlog.f[i].why);
@@ -565,13 +568,18 @@ log_line(log_t *l, char *s)
 	regmatch_t m[2];
 	if (!l->page) {
 		size_t n = strlen(s);
-		if (regexec(&l->nv, s, 2, m, 0) == 0)
+		if (regexec(&l->nv, s, 2, m, 0) == 0) {
 			l->page = xstrndup(s + m[1].rm_so, m[1].rm_eo - m[1].rm_so);
-		else if (!strncmp(s, "Saving to: \xe2\x80\x98", 14) && n >= 17 &&
-		         !strcmp(s + n - 3, "\xe2\x80\x99"))
-			l->page = xstrndup(s + 14, n - 17);   /* a UTF-8 locale's quotes */
-		else if (!strncmp(s, "Saving to: ", 11) && n >= 13)
-			l->page = xstrndup(s + 12, n - 13);
+		} else if (!strncmp(s, "Saving to: ", 11) && n >= 13) {
+			free(l->saving);   /* the page once "saved [" follows */
+			if (!strncmp(s + 11, "\xe2\x80\x98", 3) && n >= 17 && !strcmp(s + n - 3, "\xe2\x80\x99"))
+				l->saving = xstrndup(s + 14, n - 17);   /* a UTF-8 locale's quotes */
+			else
+				l->saving = xstrndup(s + 12, n - 13);
+		} else if (l->saving && strstr(s, " saved [")) {
+			l->page = l->saving;
+			l->saving = NULL;
+		}
 	}
 	if (strstr(s, "ERROR") || strstr(s, "failed:") || strstr(s, "Unable") || strstr(s, "unable") ||
 	    strstr(s, "Cannot write")) {
