@@ -38,7 +38,7 @@ run "$T/a/wget" "$WH"
 is "$rc/$(field status)" "0/succeeded" "wget hook with an empty PATH: succeeded (it starts wget and nothing else)"
 is "$(field output_str)" "wget/127.0.0.1+$HTTPD_PORT/site/index.html" "and names the page it saved"
 ok "the WARC and its CDX are written" test -s "$(ls "$T"/a/wget/warc/*.warc.gz)" -a -s "$(ls "$T"/a/wget/warc/*.cdx)"
-like "$(cat "$T/err")" "URL:$BASE/site/ " "wget's log reaches the hook's stderr"
+like "$(cat "$T/err")" "--  $BASE/site/\$" "wget's log reaches the hook's stderr"
 
 run "$T/a/parse_html_urls" "$PH" SNAP_DIR="$T/a"
 is "$rc/$(field status)" "0/succeeded" "parse_html_urls with an empty PATH: succeeded"

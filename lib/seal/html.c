@@ -45,4 +45,5 @@ const char html_css[] =
     ".succeeded{color:#19753b;font-weight:600}.failed{color:#b42318;font-weight:600}"
     ".skipped,.noresults{color:#8a6d00}.meta{color:#556;font-size:13px}"
     "ul{margin:0;padding-left:18px}img.preview{max-width:100%;border:1px solid #ccd;margin:12px 0}"
-    "code{font-size:12px;color:#556}";
+    "code{font-size:12px;color:#556}header .incomplete{color:#ffd27a;font-weight:600}"
+    "p.open{font-size:17px;margin:0 0 12px}";

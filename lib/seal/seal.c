@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "seal/crawlpage.h"
+#include "seal/offline.h"
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "base/fs.h"
@@ -289,6 +290,7 @@ seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, si
 		if (results && rec_isnull(&r, "downloaded_at"))
 			rec_set_time(&r, "downloaded_at", now);
 		rec_set_int(&r, "output_size", size >= 0 ? size : fs_du(s->dfd, dir));
+		snappage_mark(&r, rs.v, rs.n);   /* "incomplete": requisites missing */
 	}
 	if (!was_sealed)
 		store_put(s, &r);   /* staged: sets modified_at, which the files show */
@@ -394,6 +396,8 @@ seal_crawl(store_t *s, const char *id, rec_t *out)
 	}
 	if (store_unlock(s) < 0)
 		rc = SEAL_ERR;
+	if (rc == SEAL_OK)
+		offline_crawl(s, id);   /* its pages' offline copies link each other (offline.h) */
 	if (out && rc != SEAL_PAUSED)
 		*out = r;
 	else

@@ -11,6 +11,8 @@
 #include "base/fs.h"
 #include "seal/html.h"
 #include "base/ids.h"
+#include "base/json.h"
+#include "seal/offline.h"
 #include "seal/snappage.h"
 #include "net/url.h"
 #include "seal/viewtype.h"
@@ -21,12 +23,21 @@
  * opaque origin and can read nothing of the archive (abx(7) SECURITY).  K
  * only selects one of the page's own links, whose data-src is a relative
  * path abx wrote: nothing of the query becomes a URL.  Without script the
- * link shows this page again, never the document unsandboxed.
+ * link shows this page again, never the document unsandboxed.  From a file:
+ * URL (location.protocol, which a server cannot set) the link to the
+ * offline copy (data-offline, offline.h) opens the copy itself: a sandboxed
+ * frame may load no file: URL, so the copy would show without its style
+ * sheets and images, and a browser gives each file: URL an origin of its
+ * own, so the copy's scripts read nothing of the archive either way.
  */
 static const char viewer_js[] =
     "<script>(function(){"
+    "var file=location.protocol==='file:';"
+    "if(file)document.querySelectorAll('a[data-offline]').forEach(function(a){"
+    "a.href=a.getAttribute('data-offline');});"
     "var m=/[?&]view=([0-9]+)(&|$)/.exec(location.search);if(!m)return;"
     "var a=document.querySelector('a[data-view=\"'+m[1]+'\"]');if(!a)return;"
+    "if(file&&a.hasAttribute('data-offline')){location.replace(a.getAttribute('data-offline'));return;}"
     "var f=document.createElement('iframe');"
     "f.setAttribute('sandbox','allow-scripts allow-forms allow-popups');"
     "f.setAttribute('referrerpolicy','no-referrer');f.src=a.getAttribute('data-src');"
@@ -112,6 +123,60 @@ files_list(buf_t *b, links_t *l, const char *plugin, const char *files_raw, cons
 	rec_free(&f);
 }
 
+static int
+count_elem(const char *raw, size_t n, void *arg)
+{
+	(void)raw, (void)n;
+	++*(long *)arg;
+	return 0;
+}
+
+long
+snappage_missing(const rec_t *v, size_t n)
+{
+	long missing = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *oj = rec_streq(&v[i], "type", "ArchiveResult") ? rec_raw(&v[i], "output_json") : NULL;
+		rec_t o;
+		if (!oj || *oj != '{' || rec_parse(&o, oj, strlen(oj)) < 0)
+			continue;
+		const char *inc = rec_raw(&o, "incomplete"), *list = rec_raw(&o, "missing_requisites");
+		if (inc && !strcmp(inc, "true")) {
+			long k = 0;
+			if (list && *list == '[')
+				json_array_each(list, count_elem, &k);
+			missing += k ? k : 1;
+		}
+		rec_free(&o);
+	}
+	return missing;
+}
+
+void
+snappage_mark(rec_t *snap, const rec_t *v, size_t n)
+{
+	if (snappage_missing(v, n))
+		rec_set_raw(snap, "incomplete", "true");
+	else
+		rec_del(snap, "incomplete");
+}
+
+/* The link to the offline copy of the page (offline.h), written now
+ * without the crawl's other pages (its crawl's seal adds them). */
+static void
+offline_link(buf_t *b, links_t *l, const rec_t *snap, const rec_t *v, size_t n)
+{
+	char *src = offline_source(v, n), *url = rec_str(snap, "url");
+	if (src && offline_page(l->dfd, l->dir, src, url, NULL) == 0) {
+		++l->nview;
+		buf_addf(b, "<p class=\"open\"><a href=\"?view=%d\" data-view=\"%d\" data-src=\"offline.html\" "
+		            "data-offline=\"offline.html\">Open the archived page</a> <span class=\"meta\">(wget's "
+		            "copy, with its style sheets and images; its links to pages archived in the same "
+		            "crawl open their copies)</span></p>", l->nview, l->nview);
+	}
+	free(src), free(url);
+}
+
 void
 snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int dfd, const char *dir)
 {
@@ -137,8 +202,14 @@ snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int dfd, co
 		buf_adds(b, " · tags: ");
 		html_esc(b, tags);
 	}
-	buf_addf(b, " · depth %lld · output %lld bytes</div></header><main>", rec_int(snap, "depth", 0),
+	buf_addf(b, " · depth %lld · output %lld bytes", rec_int(snap, "depth", 0),
 	    rec_int(snap, "output_size", 0));
+	long missing = snappage_missing(v, n);
+	if (missing)
+		buf_addf(b, " · <span class=\"incomplete\">incomplete: %ld page requisite%s missing, named in "
+		            "the notes below</span>", missing, missing == 1 ? "" : "s");
+	buf_adds(b, "</div></header><main>");
+	offline_link(b, &l, snap, v, n);
 	if (viewtype_file(dfd, shot, NULL) == VIEW_RAW)
 		buf_adds(b, "<a href=\"screenshot/screenshot.png\"><img class=\"preview\" alt=\"screenshot\" "
 		            "src=\"screenshot/screenshot.png\"></a>");
@@ -199,6 +270,8 @@ snappage_json(buf_t *b, const rec_t *snap, const rec_t *rv, size_t rn, const cha
 	json_field(b, "TYPE", "\"core.models.Snapshot\"", &first);
 	for (int i = 0; keys[i]; i++)
 		json_field(b, keys[i], rec_raw(snap, keys[i]), &first);
+	if (rec_raw(snap, "incomplete"))
+		json_field(b, "incomplete", rec_raw(snap, "incomplete"), &first);
 	/* tags as a sorted list */
 	char *tags = rec_str(snap, "tags");
 	buf_t t = {0};

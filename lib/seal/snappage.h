@@ -17,10 +17,24 @@
  * allow-same-origin: archived script runs in an opaque origin and reads
  * nothing of the archive (abx(7) SECURITY).  The files stay as they are.
  * Each listed file is opened (no symlink followed) and up to 4 KiB read.
+ * When wget saved the page, the page's offline copy is written now
+ * (offline_page, offline.h: DIR/offline.html, without links to the crawl's
+ * other pages, which its crawl's seal adds) and linked first, "Open the
+ * archived page", through the viewer; from a file: URL the viewer opens
+ * the copy itself (snappage.c says why that is safe).  The header says
+ * "incomplete" with the number of page requisites the results say are
+ * missing (snappage_missing).
+ *
+ * snappage_missing(v, n): the page requisites missing by the results among
+ * v[0..n): each result whose output_json has "incomplete": true counts the
+ * members of its "missing_requisites" (1 if none are named).
+ * snappage_mark(snap, v, n): the seal's mark, "incomplete": true in the
+ * snapshot record when some are missing, no such field when none are.
  *
  * snappage_json() appends the snapshot as one pretty JSON object with
  * ArchiveBox's keys: tags as a sorted list, domain, scheme, output_dir =
- * dir, and the number of succeeded and failed results among rv[0..rn).
+ * dir, and the number of succeeded and failed results among rv[0..rn);
+ * and "incomplete" when the record has it.
  */
 #ifndef ABX_SNAPPAGE_H
 #define ABX_SNAPPAGE_H
@@ -30,5 +44,7 @@
 
 void snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int dfd, const char *dir);
 void snappage_json(buf_t *b, const rec_t *snap, const rec_t *rv, size_t rn, const char *dir);
+long snappage_missing(const rec_t *v, size_t n);
+void snappage_mark(rec_t *snap, const rec_t *v, size_t n);
 
 #endif

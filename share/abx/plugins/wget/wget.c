@@ -25,7 +25,9 @@
  *    snapshot); one that cannot be removed: "failed".
  * 3. Run $WGET_BINARY (default wget, looked up in PATH) with WGET_ARGS (a
  *    JSON array, else words split at spaces; default: the config.json
- *    beside this program), then --reject-regex=<zones> (below), WGET_ARGS_EXTRA,
+ *    beside this program), then --verbose --no-show-progress (the log
+ *    step 4 reads: each URL tried, and why it failed), --reject-regex=<zones>
+ *    (below), WGET_ARGS_EXTRA,
  *    --timeout=T, --user-agent=USER_AGENT, --no-check-certificate if
  *    CHECK_SSL_VALIDITY is false, --load-cookies=COOKIES_FILE if that is
  *    readable, and unless WGET_SAVE_WARC is false (unset is true; the empty
@@ -38,7 +40,13 @@
  *    glibc's malloc told not to give memory back while wget runs
  *    (WGET_MALLOC_TUNABLES, below): GLIBC_TUNABLES gets it in front of
  *    any value it has, so a person's own settings still win, and with
- *    GNUTLS_NO_IMPLICIT_INIT=1 unless it is set (wget_tls_env, below).
+ *    GNUTLS_NO_IMPLICIT_INIT=1 unless it is set (wget_tls_env, below),
+ *    and LANGUAGE=en (its log untranslated).
+ *    Retries: the default WGET_ARGS try each URL 3 times, 0.1 s apart,
+ *    after no answer, a refused connection, a 502, 503 or 504 (a server
+ *    that drops a kept-alive connection loses requisites to a single try:
+ *    wget's second request on it gets "No data received"); every try goes
+ *    through the egress gate, as the first.
  *    Zones (abx(7) SECURITY): a requisite whose host is an address literal
  *    in a private network zone other than the page's own zones and those
  *    ALLOW_PRIVATE_NETWORKS names, or numeric in a form a browser reads
@@ -46,9 +54,17 @@
  *    is rejected by a POSIX ERE (wget lower-cases the host); true allows
  *    every zone and adds no regex.  WGET_ARGS_EXTRA may replace it.
  * 4. The page is the first file wget's log says it saved (-nv: "URL:<url>
- *    [n/n] -> "<path>" [1]"; verbose: "Saving to: '<path>'").  If it is a
+ *    [n/n] -> "<path>" [1]"; verbose: "Saving to: '<path>'" and then
+ *    "... saved [n/n]", not a write that failed).  If it is a
  *    regular file: "succeeded" with output_str wget/<path> (a requisite
- *    that failed does not fail the page).  Else, when wget exited 8 (the
+ *    that failed does not fail the page); the requisites still missing
+ *    (requisites_missing: each URL tried after the page's, never saved,
+ *    whose last try got no answer, a 5xx, or could not be written; a 4xx
+ *    is the site's answer, kept as the page's is) make the result's error
+ *    (its notes) "N of M page requisites missing after wget's retries: URL
+ *    (reason); ..." and its output_json {"incomplete":true,
+ *    "missing_requisites":[{"url","reason"},...]}, which the seal turns into
+ *    the snapshot's "incomplete" (snappage.h).  Else, when wget exited 8 (the
  *    server's error response) and its log's first "ERROR <code>: <reason>"
  *    has a code of 400 or above, the page was answered with that code and
  *    wget saves no error page: "succeeded", output_str "HTTP <code>
@@ -104,9 +120,22 @@ typedef struct {
 	size_t n, cap;
 } argv_t;
 
+/* One URL wget fetched (verbose log: "--DATE--  [(try: N)  ]URL"). */
+typedef struct {
+	char *url;
+	char *why;        /* its last failure's words, NULL if none */
+	long code;        /* that failure's HTTP code, else 0 */
+	int saved;        /* saved, or redirected ("[following]") */
+} fetch_t;
+
 typedef struct {
 	buf_t line;       /* the line being read */
+	fetch_t *f;       /* every URL fetched, in the order first tried */
+	size_t nf, capf;
+	long cur;         /* the one being fetched, -1 before the first */
+	long page_fetch;  /* the one that saved the page, -1 before */
 	char *page;       /* the first file it saved */
+	char *saving;     /* the file it is writing (verbose), not saved yet */
 	char *why;        /* the last line that says why it failed */
 	long http;        /* the first "ERROR <code>:" line's code, else 0 */
 	char reason[128]; /* and its words ("Not Found") */
@@ -115,7 +144,8 @@ typedef struct {
 } log_t;
 
 static argv_t cmd;
-static log_t wlog;
+static log_t wlog = {.cur = -1, .page_fetch = -1};
+static buf_t missing;     /* output_json's missing_requisites, a JSON array's members */
 static char msg[PATH_MAX + 512], msg2[PATH_MAX + 512];
 static long http_code;   /* the page's HTTP status, when the log told it */
 
@@ -127,7 +157,12 @@ release(void)
 	free(cmd.v);
 	buf_free(&wlog.line);
 	free(wlog.page);
+	free(wlog.saving);
 	free(wlog.why);
+	for (size_t i = 0; i < wlog.nf; i++)
+		free(wlog.f[i].url), free(wlog.f[i].why);
+	free(wlog.f);
+	buf_free(&missing);
 	if (wlog.compiled)
 		regfree(&wlog.nv);
 }
@@ -141,10 +176,38 @@ on_signal(int sig)
 
 /* ---- the result ---- */
 
+/* The ArchiveResult (and the page's status, hook_print_http); with
+ * requisites missing, its output_json says so and names them. */
+static void
+print_result(const char *status, const char *output_str, const char *error)
+{
+	if (!missing.len) {
+		hook_print_http(status, output_str, error, http_code, NULL);
+		return;
+	}
+	buf_t line = {0}, oj = {0};
+	hook_result_line(&line, status, output_str, error);
+	rec_t r;
+	if (rec_parse(&r, line.p, line.len - 1) == 0) {
+		buf_adds(&oj, "{\"incomplete\":true,\"missing_requisites\":[");
+		buf_add(&oj, missing.p, missing.len);
+		buf_adds(&oj, "]}");
+		rec_set_raw(&r, "output_json", buf_cstr(&oj));
+		buf_reset(&line);
+		rec_line(&r, &line);
+		buf_addc(&line, '\n');
+		rec_free(&r);
+	}
+	fwrite(line.p, 1, line.len, stdout);
+	fflush(stdout);
+	buf_free(&line);
+	buf_free(&oj);
+}
+
 static noreturn void
 done(const char *status, const char *output_str, const char *error)
 {
-	hook_print_http(status, output_str, error, http_code, NULL);
+	print_result(status, output_str, error);
 	release();
 	if (got_signal == SIGTERM)
 		_exit(143);
@@ -285,6 +348,8 @@ static void
 wget_tls_env(void)
 {
 	setenv("GNUTLS_NO_IMPLICIT_INIT", "1", 0);
+	/* its log in English, which is what this program reads */
+	setenv("LANGUAGE", "en", 1);
 }
 
 /* ---- network zones of requisites ---- */
@@ -370,29 +435,155 @@ drop_all_planted(void)
 
 /* ---- wget's log ---- */
 
+/* "2026-12-01 08:00:00 ERROR 404: Not Found." -> "ERROR 404: Not Found." */
+static char *
+undated(char *s)
+{
+	char *p = s + strspn(s, "0123456789-");
+	if (*p == ' ') {
+		p += 1 + strspn(p + 1, "0123456789:");
+		if (*p == ' ')
+			return p + 1;
+	}
+	return s;
+}
+
+/* "--2026-12-01 08:00:00--  (try: 2)  http://x/y" (verbose): the URL, else NULL. */
+static const char *
+attempt_url(const char *s)
+{
+	if (strncmp(s, "--", 2) != 0)
+		return NULL;
+	const char *p = s + 2 + strspn(s + 2, "0123456789-");
+	if (*p != ' ')
+		return NULL;
+	p += 1 + strspn(p + 1, "0123456789:");
+	if (strncmp(p, "--  ", 4) != 0)
+		return NULL;
+	p += 4;
+	if (!strncmp(p, "(try:", 5)) {
+		const char *e = strstr(p, ")  ");
+		if (!e)
+			return NULL;
+		p = e + 3;
+	}
+	return *p ? p : NULL;
+}
+
+/* What wget's verbose log says of each URL: tried, saved, why not. */
+static void
+fetch_line(log_t *l, char *s)
+{
+	const char *u = attempt_url(s);
+	if (u) {
+		size_t i = l->nf;
+		while (i-- > 0 && strcmp(l->f[i].url, u) != 0)
+			;   /* a retry is of a recent one: searched from the end */
+		if (i == (size_t)-1) {
+			if (l->nf == l->capf) {
+				l->capf = l->capf ? 2 * l->capf : 32;
+				l->f = xrealloc(l->f, l->capf * sizeof *l->f);
+			}
+			i = l->nf++;
+			l->f[i] = (fetch_t){xstrdup(u), NULL, 0, 0};
+		}
+		l->cur = (long)i;
+		return;
+	}
+	if (l->cur < 0)
+		return;
+	fetch_t *f = &l->f[l->cur];
+	if (strstr(s, " saved [") || strstr(s, " [following]")) {
+		if (l->page_fetch < 0 && strstr(s, " saved ["))
+			l->page_fetch = l->cur;
+		f->saved = 1;
+		return;
+	}
+	char *t = undated(s), *p, *end = NULL;
+	const char *w = NULL;
+	long code = 0;
+	if (!strncmp(t, "ERROR ", 6))
+		code = strtol(t + 6, &end, 10), w = t;
+	else if ((p = strstr(s, "failed: ")))
+		w = p + 8;
+	else if (strstr(s, "No data received"))
+		w = "No data received";
+	else if (!strncmp(t, "Read error", 10) || !strncmp(t, "Cannot write to", 15) ||
+	         strstr(t, "Unable to establish") || strstr(t, "Connection closed at byte"))
+		w = t;
+	if (!w)
+		return;
+	free(f->why);
+	size_t n = strlen(w);
+	f->why = xstrndup(w, n && w[n - 1] == '.' ? n - 1 : n);
+	f->code = code;
+}
+
+/*
+ * The requisites wget could not fetch, its retries spent: each URL tried
+ * after the page's that was never saved and whose last failure was no
+ * answer (or a 5xx, or a file it could not write); a 4xx is the site's own
+ * answer, data as the page's is.  Each goes into missing as a JSON object
+ * {"url","reason"} (the first 200), and notes says "N of M page requisites
+ * missing after wget's retries: URL (reason); ..." (the first 10).  The
+ * number missing.
+ */
+static size_t
+requisites_missing(const log_t *l, buf_t *notes)
+{
+	size_t n = 0, tried = 0;
+	buf_t names = {0};
+	for (size_t i = (size_t)l->page_fetch + 1; l->page_fetch >= 0 && i < l->nf; i++) {
+		const fetch_t *f = &l->f[i];
+		tried++;
+		if (f->saved || !f->why || (f->code >= 400 && f->code < 500))
+			continue;
+		if (n < 200) {
+			if (n)
+				buf_addc(&missing, ',');
+			buf_adds(&missing, "{\"url\":");
+			buf_json_strz(&missing, f->url);
+			buf_adds(&missing, ",\"reason\":");
+			buf_json_strz(&missing, f->why);
+			buf_addc(&missing, '}');
+		}
+		if (n < 10)
+			buf_addf(&names, "%s%s (%s)", n ? "; " : "", f->url, f->why);
+		n++;
+	}
+	if (n) {
+		buf_addf(notes, "%zu of %zu page requisites missing after wget's retries: %s", n, tried,
+		    buf_cstr(&names));
+		if (n > 10)
+			buf_addf(notes, "; and %zu more", n - 10);
+	}
+	buf_free(&names);
+	return n;
+}
+
 static void
 log_line(log_t *l, char *s)
 {
+	fetch_line(l, s);
 	regmatch_t m[2];
 	if (!l->page) {
 		size_t n = strlen(s);
-		if (regexec(&l->nv, s, 2, m, 0) == 0)
+		if (regexec(&l->nv, s, 2, m, 0) == 0) {
 			l->page = xstrndup(s + m[1].rm_so, m[1].rm_eo - m[1].rm_so);
-		else if (!strncmp(s, "Saving to: \xe2\x80\x98", 14) && n >= 17 &&
-		         !strcmp(s + n - 3, "\xe2\x80\x99"))
-			l->page = xstrndup(s + 14, n - 17);   /* a UTF-8 locale's quotes */
-		else if (!strncmp(s, "Saving to: ", 11) && n >= 13)
-			l->page = xstrndup(s + 12, n - 13);
+		} else if (!strncmp(s, "Saving to: ", 11) && n >= 13) {
+			free(l->saving);   /* the page once "saved [" follows */
+			if (!strncmp(s + 11, "\xe2\x80\x98", 3) && n >= 17 && !strcmp(s + n - 3, "\xe2\x80\x99"))
+				l->saving = xstrndup(s + 14, n - 17);   /* a UTF-8 locale's quotes */
+			else
+				l->saving = xstrndup(s + 12, n - 13);
+		} else if (l->saving && strstr(s, " saved [")) {
+			l->page = l->saving;
+			l->saving = NULL;
+		}
 	}
 	if (strstr(s, "ERROR") || strstr(s, "failed:") || strstr(s, "Unable") || strstr(s, "unable") ||
 	    strstr(s, "Cannot write")) {
-		/* "2026-12-01 08:00:00 ERROR 404: Not Found." -> "ERROR 404: Not Found." */
-		char *p = s + strspn(s, "0123456789-");
-		if (*p == ' ') {
-			p += 1 + strspn(p + 1, "0123456789:");
-			if (*p == ' ')
-				s = p + 1;
-		}
+		s = undated(s);
 		free(l->why);
 		l->why = xstrdup(s);
 		/* "ERROR 404: Not Found." */
@@ -507,6 +698,9 @@ main(int argc, char **argv)
 	if (args)
 		add_words(&cmd, args);
 	free(def);
+	/* the log this program reads: which URLs were fetched, and why not */
+	arg_add(&cmd, xstrdup("--verbose"));
+	arg_add(&cmd, xstrdup("--no-show-progress"));
 	char *re = zone_regex(url);
 	if (re)
 		arg_add(&cmd, xasprintf("--reject-regex=%s", re));
@@ -584,7 +778,11 @@ main(int argc, char **argv)
 	struct stat sb;
 	if (wlog.page && *wlog.page && stat(wlog.page, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		snprintf(msg, sizeof msg, "wget/%s", wlog.page);
-		done("succeeded", msg, NULL);
+		buf_t notes = {0};
+		requisites_missing(&wlog, &notes);
+		snprintf(msg2, sizeof msg2, "%s", buf_cstr(&notes));
+		buf_free(&notes);
+		done("succeeded", msg, msg2);
 	}
 	if (rc == 8 && wlog.http >= 400) {
 		http_code = wlog.http;
