@@ -32,10 +32,10 @@ BENCHES = $(patsubst %.c,%,$(sort $(wildcard bench/*.c)))
 # Hooks written in C (a plugin's <name>.c): built beside it as the hook, on_*.bin
 PLUGDIR = share/abx/plugins
 HOOKBINS = $(O)$(PLUGDIR)/wget/on_Snapshot__06_wget.finite.bg.bin \
-           $(O)$(PLUGDIR)/title/on_Snapshot__10_title.bin \
-           $(O)$(PLUGDIR)/favicon/on_Snapshot__11_favicon.bin \
-           $(O)$(PLUGDIR)/headers/on_Snapshot__12_headers.bin \
            $(O)$(PLUGDIR)/chrome/on_Snapshot__29_chrome.bin \
+           $(O)$(PLUGDIR)/title/on_Snapshot__54_title.bin \
+           $(O)$(PLUGDIR)/headers/on_Snapshot__55_headers.bin \
+           $(O)$(PLUGDIR)/favicon/on_Snapshot__56_favicon.bin \
            $(O)$(PLUGDIR)/parse_html_urls/on_Snapshot__75_parse_html_urls.bin \
            $(O)$(PLUGDIR)/hashes/on_Snapshot__90_hashes.bin
 
@@ -109,9 +109,12 @@ LINK_abx-hook = $(STATICLINK)
 # the egress gate starts once a phase (abx-hook spawns it): static too
 LINK_abx-gate = $(STATICLINK)
 $(eval $(call hook,wget,on_Snapshot__06_wget.finite.bg,$$(STATICLINK)))
-$(eval $(call hook,title,on_Snapshot__10_title,$$(LDLIBS)))
-$(eval $(call hook,favicon,on_Snapshot__11_favicon,$$(STATICLINK)))
-$(eval $(call hook,headers,on_Snapshot__12_headers,$$(STATICLINK)))
+# title, headers and favicon include _lib/capture.c (the snapshot's capture, read from its WARCs)
+$(eval $(call hook,title,on_Snapshot__54_title,$$(LDLIBS)))
+$(eval $(call hook,headers,on_Snapshot__55_headers,$$(STATICLINK) -lz))
+$(eval $(call hook,favicon,on_Snapshot__56_favicon,$$(STATICLINK) -lz))
+$(O)$(PLUGDIR)/title/on_Snapshot__54_title.bin $(O)$(PLUGDIR)/headers/on_Snapshot__55_headers.bin \
+  $(O)$(PLUGDIR)/favicon/on_Snapshot__56_favicon.bin: $(PLUGDIR)/_lib/capture.c
 # chrome.c includes its siblings (cdp.c, warcwrite.c, capture.c): one
 # translation unit, rebuilt when any of them changes; zlib for its WARC
 $(eval $(call hook,chrome,on_Snapshot__29_chrome,$$(STATICLINK) -lz))

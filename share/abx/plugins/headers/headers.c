@@ -53,6 +53,8 @@
 #include "hook/hookcurl.h"
 #include "hook/hookenv.h"
 
+#include "../_lib/capture.c"
+
 static hcurl_t curl;
 static buf_t head;
 static long http_code;   /* the last response's status, once curl told it */
@@ -125,34 +127,48 @@ main(int argc, char **argv)
 	if (!url)
 		done(v.status, v.out, v.err);
 
-	/* 1. the headers */
-	int fd = hook_tmpfile();
-	if (fd < 0) {
-		snprintf(msg, sizeof msg, "cannot create a temp file: %s", strerror(errno));
-		done("failed", msg, msg);
+	/* 1. the headers: the capture's, else a fetch */
+	char codebuf[32];
+	const char *code;
+	buf_t json = {0};
+	cpage_t cp;
+	if (cap_page(url, hook_timeout("HEADERS_TIMEOUT") * 0.8, &cp) == 0) {
+		http_code = cp.status;
+		snprintf(codebuf, sizeof codebuf, "%ld", http_code);
+		code = codebuf;
+		if (!strcmp(cp.src, "chrome") && cap_file("chrome/headers.json", &json) < 0)
+			buf_reset(&json);
+		buf_add(&head, cp.head.p, cp.head.len);
+		cpage_free(&cp);
+	} else {
+		int fd = hook_tmpfile();
+		if (fd < 0) {
+			snprintf(msg, sizeof msg, "cannot create a temp file: %s", strerror(errno));
+			done("failed", msg, msg);
+		}
+		const char *args[] = {"--output", "/dev/null", "--dump-header", "/dev/fd/3", "--write-out",
+		                      "%{http_code}", NULL};
+		int rc = hook_curl_run(url, args, hook_timeout("HEADERS_TIMEOUT"), fd, &curl);
+		if (curl.sig)
+			done("failed", hook_curl_interrupted(curl.sig), NULL);
+		if (hook_curl_failed(rc, &curl, msg, sizeof msg))
+			done("failed", msg, msg);
+		code = buf_cstr(&curl.out);
+		if (!*code || strspn(code, "0123456789") != strlen(code) || strlen(code) > 9)
+			code = "0";
+		http_code = atol(code);
+		hook_slurp(fd, &head, 0);
+		close(fd);
 	}
-	const char *args[] = {"--output", "/dev/null", "--dump-header", "/dev/fd/3", "--write-out",
-	                      "%{http_code}", NULL};
-	int rc = hook_curl_run(url, args, hook_timeout("HEADERS_TIMEOUT"), fd, &curl);
-	if (curl.sig)
-		done("failed", hook_curl_interrupted(curl.sig), NULL);
-	if (hook_curl_failed(rc, &curl, msg, sizeof msg))
-		done("failed", msg, msg);
-	const char *code = buf_cstr(&curl.out);
-	if (!*code || strspn(code, "0123456789") != strlen(code) || strlen(code) > 9)
-		code = "0";
-	long status = atol(code);
-	http_code = status;
+	long status = http_code;
 
 	/* 2. the last block */
-	hook_slurp(fd, &head, 0);
-	close(fd);
 	size_t w = 0;
 	for (size_t i = 0; i < head.len; i++)
 		if (head.p[i] != '\r')
 			head.p[w++] = head.p[i];
 	head.len = w;
-	for (size_t i = 0; i < head.len;) {
+	for (size_t i = 0; i < head.len && !json.len;) {
 		char *nl = memchr(head.p + i, '\n', head.len - i);
 		size_t len = nl ? (size_t)(nl - head.p) - i : head.len - i;
 		const char *l = head.p + i;
@@ -162,7 +178,8 @@ main(int argc, char **argv)
 			add_header(l, len);
 		i += len + 1;
 	}
-	buf_t json = {0};
+	if (json.len)
+		goto write;   /* the browser's, as it wrote it */
 	buf_addf(&json, "{\n  \"status\": ");
 	size_t at = json.len;
 	buf_addf(&json, "%ld", status);
@@ -186,6 +203,7 @@ main(int argc, char **argv)
 	buf_adds(&json, "\n}\n");
 
 	/* 3. headers.json */
+write:;
 	int ok = hook_write_file("headers.json", json.p, json.len) == 0, err = errno;
 	buf_free(&json);
 	if (!ok) {

@@ -59,6 +59,8 @@
 #include "hook/hookenv.h"
 #include "base/json.h"
 
+#include "../_lib/capture.c"
+
 enum { MIB = 1 << 20, HEAD = 4096 };
 
 static hcurl_t curl;
@@ -235,19 +237,30 @@ convert(const char *charset, buf_t *out)
 	return rc;
 }
 
-int
-main(int argc, char **argv)
+/* The page from the capture (capture.c): its body, Content-Type and
+ * status, and chrome's title.txt when the browser loaded it; 0, or -1. */
+static int
+from_capture(const char *url, char *ctype, size_t n)
 {
-	err_init(argv[0]);
-	hook_curl_block();   /* a signal from now on gets its result */
-	signal(SIGPIPE, SIG_IGN);
-	char msg[1024], msg2[1024];
-	hook_verdict_t v;
-	const char *url = hook_start(argc, argv, "TITLE", 1, &v);
-	if (!url)
-		done(v.status, v.out, v.err);
+	cpage_t cp;
+	if (cap_page(url, hook_timeout("TITLE_TIMEOUT") * 0.8, &cp) < 0)
+		return -1;
+	http_code = cp.status;
+	buf_add(&page, cp.body.p ? cp.body.p : "", cp.body.len < MIB ? cp.body.len : MIB);
+	if (cap_header(&cp.head, "content-type", ctype, n) < 0)
+		ctype[0] = 0;
+	if (!strcmp(cp.src, "chrome") && cap_file("chrome/title.txt", &title) < 0)
+		buf_reset(&title);
+	cpage_free(&cp);
+	return 0;
+}
 
-	/* 1. the page */
+/* The page fetched with curl, as before the capture; stops with a result
+ * when curl failed. */
+static void
+from_fetch(const char *url, char *ctype, size_t n)
+{
+	char msg[1024];
 	int body = hook_tmpfile();
 	if (body < 0) {
 		snprintf(msg, sizeof msg, "cannot create a temp file: %s", strerror(errno));
@@ -261,29 +274,51 @@ main(int argc, char **argv)
 		done("failed", msg, msg);
 	char *meta = curl.out.p ? curl.out.p : "";
 	char *sp = strchr(meta, ' ');
-	const char *ctype = sp ? sp + 1 : meta;
+	snprintf(ctype, n, "%s", sp ? sp + 1 : "");
 	if (sp)
 		*sp = 0;
 	int numeric = *meta && strspn(meta, "0123456789") == strlen(meta) && strlen(meta) <= 9;
-	if (numeric)
-		http_code = atol(meta);
-	if (!numeric || hook_http_fails(http_code)) {
-		snprintf(msg, sizeof msg, "HTTP %s", meta);
-		snprintf(msg2, sizeof msg2, "HTTP %s from %s", meta, url);
+	http_code = numeric ? atol(meta) : -1;
+	hook_slurp(body, &page, MIB);
+	close(body);
+}
+
+int
+main(int argc, char **argv)
+{
+	err_init(argv[0]);
+	hook_curl_block();   /* a signal from now on gets its result */
+	signal(SIGPIPE, SIG_IGN);
+	char msg[1024], msg2[2048 + 4096], ctype[1024];
+	hook_verdict_t v;
+	const char *url = hook_start(argc, argv, "TITLE", 1, &v);
+	if (!url)
+		done(v.status, v.out, v.err);
+
+	/* 1. the page */
+	if (from_capture(url, ctype, sizeof ctype) < 0)
+		from_fetch(url, ctype, sizeof ctype);
+	if (http_code < 0 || hook_http_fails(http_code)) {
+		const char *meta = http_code < 0 ? buf_cstr(&curl.out) : NULL;
+		if (meta)
+			snprintf(msg, sizeof msg, "HTTP %s", meta);
+		else
+			snprintf(msg, sizeof msg, "HTTP %ld", http_code);
+		snprintf(msg2, sizeof msg2, "%s from %s", msg, url);
+		if (http_code < 0)
+			http_code = 0;
 		done("failed", msg, msg2);
 	}
 
-	/* 2. the title */
-	hook_slurp(body, &page, MIB);
-	close(body);
+	/* 2. the title: the browser's, else the HTML's */
+	int found = title.len > 0;
 	buf_t flat = {0};
 	buf_add(&flat, page.p ? page.p : "", page.len);
 	for (size_t i = 0; i < flat.len; i++)
 		if (strchr("\n\r\t\f", flat.p[i]) && flat.p[i])
 			flat.p[i] = ' ';
-	int found = !memchr(flat.p ? flat.p : "", 0, flat.len) && first_title(flat.p, flat.len, &title) == 0;
-	buf_free(&flat);
-	if (found) {
+	if (!found && !memchr(flat.p ? flat.p : "", 0, flat.len) && first_title(flat.p, flat.len, &title) == 0) {
+		found = 1;
 		squeeze(&title);
 		replace(&title, "&lt;", "<");
 		replace(&title, "&gt;", ">");
@@ -294,6 +329,7 @@ main(int argc, char **argv)
 		replace(&title, "&nbsp;", " ");
 		replace(&title, "&amp;", "&");
 	}
+	buf_free(&flat);
 	if (!found || title.len == 0)
 		done("noresults", "No title found", NULL);
 
