@@ -33,6 +33,9 @@ BENCHES = $(patsubst %.c,%,$(sort $(wildcard bench/*.c)))
 PLUGDIR = share/abx/plugins
 HOOKBINS = $(O)$(PLUGDIR)/wget/on_Snapshot__06_wget.finite.bg.bin \
            $(O)$(PLUGDIR)/chrome/on_Snapshot__29_chrome.bin \
+           $(O)$(PLUGDIR)/screenshot/on_Snapshot__30_screenshot.bin \
+           $(O)$(PLUGDIR)/pdf/on_Snapshot__31_pdf.bin \
+           $(O)$(PLUGDIR)/dom/on_Snapshot__32_dom.bin \
            $(O)$(PLUGDIR)/title/on_Snapshot__54_title.bin \
            $(O)$(PLUGDIR)/headers/on_Snapshot__55_headers.bin \
            $(O)$(PLUGDIR)/favicon/on_Snapshot__56_favicon.bin \
@@ -109,6 +112,12 @@ LINK_abx-hook = $(STATICLINK)
 # the egress gate starts once a phase (abx-hook spawns it): static too
 LINK_abx-gate = $(STATICLINK)
 $(eval $(call hook,wget,on_Snapshot__06_wget.finite.bg,$$(STATICLINK)))
+# screenshot, pdf and dom: _lib/derived.c (chrome's file of this run, else browser.sh)
+$(eval $(call hook,screenshot,on_Snapshot__30_screenshot,$$(STATICLINK)))
+$(eval $(call hook,pdf,on_Snapshot__31_pdf,$$(STATICLINK)))
+$(eval $(call hook,dom,on_Snapshot__32_dom,$$(STATICLINK)))
+$(O)$(PLUGDIR)/screenshot/on_Snapshot__30_screenshot.bin $(O)$(PLUGDIR)/pdf/on_Snapshot__31_pdf.bin \
+  $(O)$(PLUGDIR)/dom/on_Snapshot__32_dom.bin: $(PLUGDIR)/_lib/derived.c
 # title, headers and favicon include _lib/capture.c (the snapshot's capture, read from its WARCs)
 $(eval $(call hook,title,on_Snapshot__54_title,$$(LDLIBS)))
 $(eval $(call hook,headers,on_Snapshot__55_headers,$$(STATICLINK) -lz))

@@ -9,21 +9,24 @@
  * member a record, as lib/pack/warc.h reads it):
  *   1. the chrome hook's ../chrome/capture.warc.gz, when ../chrome/.run
  *      holds our $ABX_RUN (the files of an earlier run, or of a load that
- *      failed, are never taken; hook.sh's chrome_derived says the same);
+ *      failed, are never taken; derived.c says the same);
  *   2. else the wget hook's newest ../wget/warc/<time>.warc.gz (by name: wget
- *      names it by the Unix time it started), once the wget hook has let
+ *      names it by the Unix time it started), if that time is not before
+ *      this run's (the time in the UUIDv7 of $ABX_RUN), once the wget hook has let
  *      go of its flock on ../wget (hook_wait_dir: it holds an exclusive
  *      one while it runs).  abx-hook runs a foreground hook numbered 50 or
  *      more after the finite .bg. hooks below 50 (phase.h): by then the
  *      wait is none.
- * Every file is opened without following a symlink (fs_open).
+ * Without $ABX_RUN (a hook run by hand) there is no capture.  Every file
+ * is opened without following a symlink (fs_open).
  *
  * cap_page(URL, WAIT, P): the page's response in the capture.  Its chain
  * starts at the response record whose WARC-Target-URI is URL (both as
  * url_canon has them), else at the first response record of the file (the
  * first thing either fetcher asked for is the page); a 3xx with a Location
  * is followed to the response for that URL (at most 10 hops), as curl
- * --location would.  P gets the source ("chrome" or "wget"), the WARC's
+ * --location would.  A chain that ends in a hop (its target not in the
+ * capture: the gate refused it, say) is no capture of the page.  P gets the source ("chrome" or "wget"), the WARC's
  * path, the final URL, its status, its head (status line and headers, as
  * received) and its body, decoded: chunked transfer-coding undone, gzip or
  * deflate content-coding inflated (chrome's bodies are decoded already).
@@ -136,8 +139,27 @@ cap_chrome_run(void)
 	return ok;
 }
 
-/* The newest wget/warc/<name>.warc.gz into out (below the snapshot's
- * directory); 0, or -1. */
+/* When this run began, in Unix seconds: the time in its id, a UUIDv7
+ * (ABX_RUN is <item id>/<run id>, runmark.h); -1 if there is none. */
+static long long
+cap_run_start(void)
+{
+	const char *run = getenv("ABX_RUN"), *id = run ? strrchr(run, '/') : NULL;
+	long long ms = 0;
+	int k = 0;
+	for (const char *p = id ? id + 1 : ""; *p && k < 12; p++) {
+		if (*p == '-')
+			continue;
+		int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+		if (d < 0)
+			return -1;
+		ms = ms * 16 + d, k++;
+	}
+	return k == 12 ? ms / 1000 : -1;
+}
+
+/* The newest wget/warc/<time>.warc.gz into out (below the snapshot's
+ * directory), if wget wrote it in this run; 0, or -1. */
 static int
 wget_warc(char *out, size_t n)
 {
@@ -160,7 +182,8 @@ wget_warc(char *out, size_t n)
 			snprintf(best, sizeof best, "%s", e->d_name);
 	}
 	closedir(d);
-	if (!best[0])
+	long long start = cap_run_start();
+	if (!best[0] || start < 0 || atoll(best) < start)
 		return -1;
 	snprintf(out, n, "wget/warc/%s", best);
 	return 0;
@@ -310,15 +333,17 @@ cap_chain(const char *path, const char *url, cpage_t *p)
 	free(want);
 	int rc = -1;
 	for (int hop = 0; hop <= 10 && r; hop++) {
+		rc = -1;
 		if (cap_read(fd, r, p) < 0)
 			break;
 		free(p->url);
 		p->url = xstrdup(r->uri);
-		rc = 0;
 		char loc[4096];
 		if (r->status < 300 || r->status > 399 ||
-		    cap_header(&p->head, "location", loc, sizeof loc) < 0)
+		    cap_header(&p->head, "location", loc, sizeof loc) < 0) {
+			rc = 0;   /* the page, not a hop */
 			break;
+		}
 		const char *why;
 		char *next = url_canon(loc, r->uri, &why);
 		r = NULL;
