@@ -26,7 +26,9 @@
  * first thing either fetcher asked for is the page); a 3xx with a Location
  * is followed to the response for that URL (at most 10 hops), as curl
  * --location would.  A chain that ends in a hop (its target not in the
- * capture: the gate refused it, say) is no capture of the page.  P gets the source ("chrome" or "wget"), the WARC's
+ * capture) or in the egress gate's refusal (a response with X-Abx-Gate,
+ * lib/net/gateconn.c: not the site's answer) is no capture of the page:
+ * the caller's own fetch then meets the gate, and its notes say why.  P gets the source ("chrome" or "wget"), the WARC's
  * path, the final URL, its status, its head (status line and headers, as
  * received) and its body, decoded: chunked transfer-coding undone, gzip or
  * deflate content-coding inflated (chrome's bodies are decoded already).
@@ -339,6 +341,8 @@ cap_chain(const char *path, const char *url, cpage_t *p)
 		free(p->url);
 		p->url = xstrdup(r->uri);
 		char loc[4096];
+		if (cap_header(&p->head, "x-abx-gate", loc, sizeof loc) == 0)
+			break;    /* the egress gate's refusal, not the site's answer */
 		if (r->status < 300 || r->status > 399 ||
 		    cap_header(&p->head, "location", loc, sizeof loc) < 0) {
 			rc = 0;   /* the page, not a hop */
