@@ -164,7 +164,7 @@ check: deps
 	  tests/hooks-c-nss.sh tests/hooks-c-tls.sh
 
 SHELLS  = $(wildcard .ci/run tests/*.sh tests/lib/*.sh bench/*.sh examples/*.sh examples/run \
-            share/abx/plugins/*/on_*.sh)
+            share/abx/plugins/*/on_*.sh share/abx/plugins/*/browser.sh)
 
 lint:
 	@if [ -n "$(MANS)" ]; then echo "mandoc -Tlint $(MANS)"; mandoc -Tlint -Wwarning $(MANS); fi

@@ -1,33 +1,56 @@
 /*
  * favicon.c — the favicon hook: the site's icon, as favicon.<ext>.
- * Built as on_Snapshot__11_favicon.bin beside this file.
+ * Built as on_Snapshot__56_favicon.bin beside this file.
  *
- *   on_Snapshot__11_favicon.bin --url=URL      (cwd = <snapshot>/favicon/)
+ *   on_Snapshot__56_favicon.bin --url=URL      (cwd = <snapshot>/favicon/)
  *
  * A hook by ArchiveBox's contract (settings in the environment, JSONL on
  * stdout, logs on stderr; exit 0 succeeded, 10 skipped, else 1), in C
  * because a shell version started up to twelve programs a run (mktemp,
  * curl, the parser, sed, head, curl, tail, curl, mv, cat, rm): this one
- * starts curl (once for the page, once for each candidate) and the parser.
+ * starts the parser, and curl only for what the snapshot did not capture,
+ * once per site and crawl.
+ *
+ * Numbered 56: after the chrome hook (29) and the finite background wget
+ * hook (06; a hook numbered 50 or more waits for it, phase.h), whose
+ * captures it reads: the icon link comes from the captured HTML, the icon
+ * from what the browser or wget loaded, and the site is asked for it at
+ * most once per crawl (issue 28, "Capture once").  (abx-plugins 1.10.71
+ * runs its favicon hook as 11, fetching the page and the icons itself.)
  *
  * 0. FAVICON_ENABLED false: "skipped".  No --url, or one beginning with
  *    "-": "failed".  Not http(s): "skipped".  The timeout of each curl is
  *    FAVICON_TIMEOUT, else TIMEOUT, else 60 seconds.
- * 1. GET the page (curl as hook.sh's hook_curl ran it, hookcurl.h; any
- *    status); its first <link rel=icon> (any rel with the token "icon"),
- *    resolved against the page's final URL and its <base>, is the first
- *    candidate.  The HTML is read by parse_html_urls --icon, the C parser
- *    of the sibling plugin (../parse_html_urls/ beside this program, found
- *    through /proc/self/exe); without it only step 2 is tried.
+ * 1. The page: from the snapshot's capture (../_lib/capture.c: the chrome
+ *    hook's WARC of this run, else wget's; redirects followed in it), else
+ *    fetched (curl as hook.sh's hook_curl ran it, hookcurl.h, through the
+ *    egress gate; any status).  Its first <link rel=icon> (any rel with the
+ *    token "icon"), resolved against the page's final URL and its <base>,
+ *    is the first candidate.  The HTML is read by parse_html_urls --icon,
+ *    the C parser of the sibling plugin (../parse_html_urls/ beside this
+ *    program, found through /proc/self/exe); without it only the second is
+ *    tried.
  * 2. Then /favicon.ico of the origin of the page's final URL.
- * 3. The first candidate that answers 2xx (curl --fail) with a non-empty
- *    body whose Content-Type is not HTML is saved as favicon.<ext>, ext
- *    from its Content-Type (ico for any "icon", png, gif, jpg, svg, webp;
- *    else ico).  "succeeded", output_str favicon.<ext>.  None: "skipped",
- *    exit 10, "no favicon found"; but if the last candidate that failed
- *    got no answer at all (curl's error other than an HTTP status, (22)),
- *    "failed" with curl's last line.  curl's stderr of every fetch is
- *    copied to ours at the end.
+ * 3. A candidate the capture holds (cap_response: the browser or wget
+ *    loaded it): a 2xx answer with a body whose Content-Type is not HTML is
+ *    saved as favicon.<ext> (ext below); any other answer means there is
+ *    nothing there, and it is not asked for again.
+ * 4. The others come from the crawl's cache, $CRAWL_DIR/favicon/ (opened
+ *    without following a symlink), one file per origin (<scheme>_<host>_
+ *    <port>: its icon as KEY.<ext>, or KEY.none when the site has none),
+ *    under an flock(2) on KEY.lock, so that two snapshots of one site at
+ *    once ask it once: a cached icon is hard-linked (else copied) into the
+ *    cwd; KEY.none is "no favicon found".  On a miss, under the lock, the
+ *    first candidate that answers 2xx (curl --fail) with a non-empty body
+ *    whose Content-Type is not HTML is saved as favicon.<ext>, ext from its
+ *    Content-Type (ico for any "icon", png, gif, jpg, svg, webp; else ico),
+ *    and hard-linked (else copied) into the cache; none that answered:
+ *    KEY.none.  No $CRAWL_DIR (a hook run by hand): no cache.
+ * 5. Saved: "succeeded", output_str favicon.<ext>.  None: "skipped", exit
+ *    10, "no favicon found"; but if the last candidate that failed got no
+ *    answer at all (curl's error other than an HTTP status, (22)), "failed"
+ *    with curl's last line, and nothing is cached.  curl's stderr of every
+ *    fetch is copied to ours at the end.
  * SIGTERM or SIGINT stops curl and prints a "failed" result, "interrupted
  * by SIGTERM" (exit 143) or "by SIGINT" (130).
  */

@@ -1,24 +1,37 @@
 /*
  * headers.c — the headers hook: the page's HTTP response headers, as
- * headers.json.  Built as on_Snapshot__12_headers.bin beside this file.
+ * headers.json.  Built as on_Snapshot__55_headers.bin beside this file.
  *
- *   on_Snapshot__12_headers.bin --url=URL      (cwd = <snapshot>/headers/)
+ *   on_Snapshot__55_headers.bin --url=URL      (cwd = <snapshot>/headers/)
  *
  * A hook by ArchiveBox's contract (settings in the environment, JSONL on
  * stdout, logs on stderr; exit 0 succeeded, 10 skipped, else 1), in C
  * because a shell version started seven programs for one page (mktemp,
- * curl, tr, awk, jq, mv, rm): this one starts curl and nothing else (abx-internals(7),
- * "The cost of a page").
+ * curl, tr, awk, jq, mv, rm): this one starts none when the snapshot
+ * captured the page, else curl alone (abx-internals(7), "The cost of a
+ * page").
+ *
+ * Numbered 55: after the chrome hook (29) and the finite background wget
+ * hook (06; a hook numbered 50 or more waits for it, phase.h), so that the
+ * headers are those of the response the snapshot archived, read from its
+ * capture (abx-plugins' headers hook, on_Snapshot__27_headers.daemon.bg.js,
+ * likewise records the browser's own navigation).  The site is not asked
+ * again (issue 28, "Capture once").
  *
  * 0. HEADERS_ENABLED false: "skipped".  No --url, or one beginning with
  *    "-": "failed".  Not http(s): "skipped".  The timeout is
  *    HEADERS_TIMEOUT, else TIMEOUT, else 60 seconds.
- * 1. GET the URL with curl as hook.sh's hook_curl ran it (hookcurl.h:
- *    body discarded, redirects followed, the headers of every response
- *    dumped into an unlinked temp file).  A HEAD would not do: servers
- *    answer it differently.  curl failed (no response): its stderr is
- *    copied to ours, and the result is "failed" with its last line (else
- *    "curl failed").
+ * 1. From the snapshot's capture (../_lib/capture.c: the chrome hook's
+ *    WARC of this run, else wget's; redirects followed in it): the final
+ *    response's status and head; when the browser loaded it, its
+ *    headers.json (written as below) is taken as it is.  Nothing captured
+ *    (no $ABX_RUN, neither hook selected, or both failed): GET the URL
+ *    with curl as hook.sh's hook_curl ran it (hookcurl.h: body discarded,
+ *    redirects followed, through the egress gate, the headers of every
+ *    response dumped into an unlinked temp file).  A HEAD would not do:
+ *    servers answer it differently.  curl failed (no response): its stderr
+ *    is copied to ours, and the result is "failed" with its last line
+ *    (else "curl failed").
  * 2. Keep the last response's block (the lines after the last one that
  *    begins "HTTP/", CRs dropped): each line "Name: value" (a name of at
  *    least one character, not beginning with a space or tab), the name

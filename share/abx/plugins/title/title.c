@@ -1,29 +1,42 @@
 /*
  * title.c — the title hook: the page's <title>, into title.txt and a
- * Snapshot record.  Built as on_Snapshot__10_title.bin beside this file.
+ * Snapshot record.  Built as on_Snapshot__54_title.bin beside this file.
  *
- *   on_Snapshot__10_title.bin --url=URL      (cwd = <snapshot>/title/)
+ *   on_Snapshot__54_title.bin --url=URL      (cwd = <snapshot>/title/)
  *
  * A hook by ArchiveBox's contract (settings in the environment, JSONL on
  * stdout, logs on stderr; exit 0 succeeded or noresults, 10 skipped, else
  * 1), in C because a shell version started ten programs for one title
  * (mktemp, curl, head, tr, grep, head, sed, sed, iconv, rm): this one
- * starts curl and nothing else (abx-internals(7), "The cost of a page").
+ * starts none when the snapshot captured the page, else curl alone
+ * (abx-internals(7), "The cost of a page").
+ *
+ * Numbered 54, as abx-plugins' title hook (on_Snapshot__54_title.js, which
+ * reads the browser's tab): after the chrome hook (29) and, being 50 or
+ * more, after the finite background wget hook (06) has ended (phase.h), so
+ * that the title is that of the response the snapshot archived, read from
+ * its capture, and the site is not asked again (issue 28, "Capture once").
  *
  * 0. TITLE_ENABLED false: "skipped".  No --url, or one beginning with "-":
  *    "failed".  Not http(s): "skipped".  The timeout is TITLE_TIMEOUT, else
  *    TIMEOUT, else 60 seconds.
- * 1. GET the URL with curl as hook.sh's hook_curl ran it (hookcurl.h:
- *    redirects followed), the body into an unlinked temp file.  curl
- *    failed: its stderr is copied to ours, and the result is "failed" with
- *    its last line (else "curl failed").  An HTTP status that is not a
- *    number: "failed", "HTTP <code>"; one of 400 or above, when
- *    hook_http_fails (hookcurl.h: the snapshot is a seed, or
- *    FAIL_ON_HTTP_ERROR is true): the same.  Any other page, a 404 deep in
- *    a crawl included, was answered as it was: its title is taken below.
- *    Every result carries the status (hook_print_http): the snapshot's
- *    http_status, and output_json {"http_status":<code>}.
- * 2. Take the first <title>...</title> of the first MiB (any case, across
+ * 1. The page: from the snapshot's capture (../_lib/capture.c: the chrome
+ *    hook's WARC of this run, else wget's; redirects followed in it), its
+ *    status, Content-Type and body; and when the browser loaded it, its
+ *    title.txt (document.title, as the browser has it) is the title.
+ *    Nothing captured (no $ABX_RUN, neither hook selected, or both failed):
+ *    GET the URL with curl as hook.sh's hook_curl ran it (hookcurl.h:
+ *    redirects followed, through the egress gate), the body into an
+ *    unlinked temp file; curl failed: its stderr is copied to ours, and the
+ *    result is "failed" with its last line (else "curl failed"); an HTTP
+ *    status that is not a number: "failed", "HTTP <code>".  Either way, a
+ *    status of 400 or above, when hook_http_fails (hookcurl.h: the
+ *    snapshot is a seed, or FAIL_ON_HTTP_ERROR is true): "failed", "HTTP
+ *    <code>".  Any other page, a 404 deep in a crawl included, was
+ *    answered as it was: its title is taken below.  Every result carries
+ *    the status (hook_print_http): the snapshot's http_status, and
+ *    output_json {"http_status":<code>}.
+ * 2. Without the browser's: take the first <title>...</title> of the first MiB (any case, across
  *    lines: \n \r \t \f count as spaces; the tag may have attributes after
  *    a space), runs of spaces made one, a space at either end dropped,
  *    then &lt; &gt; &quot; &#39; (&#039;...) &#x27; &apos; &nbsp; &amp;
