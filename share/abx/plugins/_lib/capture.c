@@ -10,11 +10,11 @@
  *   1. the chrome hook's ../chrome/capture.warc.gz, when ../chrome/.run
  *      holds our $ABX_RUN (the files of an earlier run, or of a load that
  *      failed, are never taken; derived.c says the same);
- *   2. else the wget hook's newest ../wget/warc/<time>.warc.gz (by name: wget
- *      names it by the Unix time it started), if that time is not before
- *      this run's (the time in the UUIDv7 of $ABX_RUN), once the wget hook has let
- *      go of its flock on ../wget (hook_wait_dir: it holds an exclusive
- *      one while it runs).  abx-hook runs a foreground hook numbered 50 or
+ *   2. else the wget hook's newest ../wget/warc/<time>.warc.gz (by name:
+ *      wget names it by the Unix time it started), if that time is not
+ *      before this run's (the time in the UUIDv7 of $ABX_RUN), once the
+ *      wget hook has let go of its flock on ../wget (hook_wait_dir: it
+ *      holds an exclusive one while it runs).  abx-hook runs a foreground hook numbered 50 or
  *      more after the finite .bg. hooks below 50 (phase.h): by then the
  *      wait is none.
  * Without $ABX_RUN (a hook run by hand) there is no capture.  Every file
@@ -28,10 +28,12 @@
  * --location would.  A chain that ends in a hop (its target not in the
  * capture) or in the egress gate's refusal (a response with X-Abx-Gate,
  * lib/net/gateconn.c: not the site's answer) is no capture of the page:
- * the caller's own fetch then meets the gate, and its notes say why.  P gets the source ("chrome" or "wget"), the WARC's
- * path, the final URL, its status, its head (status line and headers, as
- * received) and its body, decoded: chunked transfer-coding undone, gzip or
- * deflate content-coding inflated (chrome's bodies are decoded already).
+ * the caller's own fetch then meets the gate, and its notes say why.
+ * P gets the source ("chrome" or "wget"), the WARC's path (below the
+ * snapshot's directory), the final URL, its status, its head (status line
+ * and headers, as received) and its body, decoded: chunked
+ * transfer-coding undone, gzip or deflate content-coding inflated
+ * (chrome's bodies are decoded already).
  * WAIT is the budget, in seconds, for the wait on wget's flock.  0, or -1:
  * nothing was captured (the caller fetches as before, through the gate).
  *
@@ -374,7 +376,8 @@ cap_page(const char *url, double wait, cpage_t *p)
 	}
 	cpage_free(p);
 	char w[4096];
-	if (hook_wait_dir("../wget", &wait) >= 0 && wget_warc(w, sizeof w) == 0 && cap_chain(w, url, p) == 0) {
+	if (hook_wait_dir("../wget", &wait) >= 0 && wget_warc(w, sizeof w) == 0 &&
+	    cap_chain(w, url, p) == 0) {
 		p->src = "wget";
 		snprintf(p->warc, sizeof p->warc, "%s", w);
 		return 0;

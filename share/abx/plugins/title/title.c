@@ -330,7 +330,8 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < flat.len; i++)
 		if (strchr("\n\r\t\f", flat.p[i]) && flat.p[i])
 			flat.p[i] = ' ';
-	if (!found && !memchr(flat.p ? flat.p : "", 0, flat.len) && first_title(flat.p, flat.len, &title) == 0) {
+	if (!found && !memchr(flat.p ? flat.p : "", 0, flat.len) &&
+	    first_title(flat.p, flat.len, &title) == 0) {
 		found = 1;
 		squeeze(&title);
 		replace(&title, "&lt;", "<");
