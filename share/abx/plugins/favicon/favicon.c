@@ -35,11 +35,11 @@
  *    loaded it): a 2xx answer with a body whose Content-Type is not HTML is
  *    saved as favicon.<ext> (ext below); any other answer means there is
  *    nothing there, and it is not asked for again.
- * 4. The others come from the crawl's cache, $CRAWL_DIR/favicon/ (opened
- *    without following a symlink), one file per origin (<scheme>_<host>_
- *    <port>: its icon as KEY.<ext>, or KEY.none when the site has none),
- *    under an flock(2) on KEY.lock, so that two snapshots of one site at
- *    once ask it once: a cached icon is hard-linked (else copied) into the
+ * 4. The others come from the crawl's cache, $CRAWL_DIR/favicon/ (its
+ *    files opened without following a symlink), one file per origin (KEY
+ *    <scheme>_<host>_<port>: its icon as KEY.<ext>, or KEY.none when the
+ *    site has none), under an flock(2) on KEY.lock, so that two snapshots
+ *    of one site at once ask it once: a cached icon is hard-linked (else copied) into the
  *    cwd; KEY.none is "no favicon found".  On a miss, under the lock, the
  *    first candidate that answers 2xx (curl --fail) with a non-empty body
  *    whose Content-Type is not HTML is saved as favicon.<ext>, ext from its
@@ -225,7 +225,7 @@ cache_dir(void)
 	const char *cd = getenv("CRAWL_DIR");
 	if (!cd || !*cd)
 		return -1;
-	int crawl = fs_opendir(AT_FDCWD, cd);
+	int crawl = open(cd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);   /* abx-hook's */
 	if (crawl < 0)
 		return -1;
 	if (mkdirat(crawl, "favicon", 0755) < 0 && errno != EEXIST) {
@@ -383,7 +383,7 @@ main(int argc, char **argv)
 
 	/* 4. the crawl's cache, under its lock: else the first candidate
 	 * that answers, fetched once for the crawl */
-	int d = left ? cache_dir() : -1, lk = -1;
+	int d = left && *key ? cache_dir() : -1, lk = -1;
 	if (d >= 0) {
 		char ln[300];
 		snprintf(ln, sizeof ln, "%s.lock", key);

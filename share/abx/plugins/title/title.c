@@ -22,8 +22,9 @@
  *    TIMEOUT, else 60 seconds.
  * 1. The page: from the snapshot's capture (../_lib/capture.c: the chrome
  *    hook's WARC of this run, else wget's; redirects followed in it), its
- *    status, Content-Type and body; and when the browser loaded it, its
- *    title.txt (document.title, as the browser has it) is the title.
+ *    status, Content-Type and body; and when the browser loaded it and
+ *    its Content-Type names HTML, its title.txt (document.title, as the
+ *    browser has it) is the title.
  *    Nothing captured (no $ABX_RUN, neither hook selected, or both failed):
  *    GET the URL with curl as hook.sh's hook_curl ran it (hookcurl.h:
  *    redirects followed, through the egress gate), the body into an
@@ -262,7 +263,9 @@ from_capture(const char *url, char *ctype, size_t n)
 	buf_add(&page, cp.body.p ? cp.body.p : "", cp.body.len < MIB ? cp.body.len : MIB);
 	if (cap_header(&cp.head, "content-type", ctype, n) < 0)
 		ctype[0] = 0;
-	if (!strcmp(cp.src, "chrome") && cap_file("chrome/title.txt", &title) < 0)
+	/* the browser's title of an HTML page (of an image it makes one up) */
+	if (!strcmp(cp.src, "chrome") && strcasestr(ctype, "html") &&
+	    cap_file("chrome/title.txt", &title) < 0)
 		buf_reset(&title);
 	cpage_free(&cp);
 	return 0;
