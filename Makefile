@@ -50,7 +50,19 @@ UNITSRC = $(sort $(wildcard tests/unit/*.c))
 UNITS   = $(patsubst %.c,$(O)%.t,$(UNITSRC))
 MANS    = $(sort $(wildcard man/*.[1-9]))
 
-all: $(LIBA) $(PROGS) $(HOOKBINS) $(UNITS)
+all: $(LIBA) $(PROGS) $(HOOKBINS) $(UNITS) stalehooks
+
+# Hooks renamed (title, favicon, headers: 10-12 to 54-56) or rewritten in C
+# (screenshot, pdf, dom): a tree built before keeps the old files, which
+# would run as hooks too; removed.
+STALEHOOKS = $(wildcard $(O)$(PLUGDIR)/title/on_Snapshot__10_title.bin \
+               $(O)$(PLUGDIR)/favicon/on_Snapshot__11_favicon.bin \
+               $(O)$(PLUGDIR)/headers/on_Snapshot__12_headers.bin \
+               $(O)$(PLUGDIR)/screenshot/on_Snapshot__30_screenshot.sh \
+               $(O)$(PLUGDIR)/pdf/on_Snapshot__31_pdf.sh $(O)$(PLUGDIR)/dom/on_Snapshot__32_dom.sh)
+stalehooks: | $(if $(O),$(O)share)
+	$(if $(STALEHOOKS),rm -f $(STALEHOOKS))
+.PHONY: stalehooks
 
 # Rebuild a flavour's objects and programs when its flags change (how the
 # static programs are linked too: HOOK_STATIC, below).
