@@ -16,25 +16,30 @@ import sys
 parent = {}
 exe = {}
 forked = []
+pending = {}   # pid -> the start of a call strace cut (<unfinished ...>)
 line_re = re.compile(r"^(\d+)\s+(.*)$")
 for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     m = line_re.match(line)
     if not m:
         continue
-    pid, rest = int(m.group(1)), m.group(2)
-    call = re.match(r"(?:<\.\.\. )?(clone3|clone|vfork|fork|execve)\b", rest)
+    pid, rest = int(m.group(1)), m.group(2).rstrip()
+    if rest.endswith("<unfinished ...>"):
+        pending[pid] = rest
+        continue
+    if rest.startswith("<... "):
+        rest = pending.pop(pid, "") + " " + rest
+    call = re.match(r"(clone3|clone|vfork|fork|execve)\b", rest)
     if not call:
         continue
-    name = call.group(1)
-    if name == "execve":
+    if call.group(1) == "execve":
         em = re.match(r'execve\("([^"]*)"', rest)
         if em and not re.search(r"= -1", rest):
             exe[pid] = em.group(1)
         continue
     if "CLONE_THREAD" in rest:
         continue
-    rm = re.search(r"= (\d+)\s*$", rest.rstrip())
-    if not rm or "unfinished" in rest:
+    rm = re.search(r"= (\d+)$", rest)
+    if not rm:
         continue
     child = int(rm.group(1))
     parent[child] = pid
@@ -46,7 +51,7 @@ def browser(p):
     for _ in range(64):
         if p is None:
             return False
-        if re.search(r"(chromium|chrome)[^/]*$", exe.get(p, "")):
+        if re.search(r"/(chromium|chrome|chrome_[a-z_]+)$", exe.get(p, "")):
             return True
         p = parent.get(p)
     return False
