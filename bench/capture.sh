@@ -6,9 +6,9 @@
 # and an image shared by all, and /favicon.ico), served by tests/httpd.py
 # with 50 ms before every response (--latency-ms) and its --log.
 #   floor  per page one `wget -p` with a WARC and one headless chromium
-#          load (--dump-dom), 4 pages at a time (xargs -P 4), the URL list
-#          known in advance: the least a capture of wget's and a browser's
-#          can cost here;
+#          load (--dump-dom, the chrome hook's flags), 4 pages at a time
+#          (xargs -P 4), the URL list known in advance: the least a capture
+#          of wget's and a browser's can cost here;
 #   abx    abx-add --depth 1 of index.html with every shipped plugin, then
 #          abx-tick (4 snapshots at a time, CRAWL_MAX_CONCURRENT_SNAPSHOTS).
 # Rounds alternate (floor, abx, abx, floor, ...); a figure is the median
@@ -84,8 +84,9 @@ cat >"$W/floor_one" <<'EOF'
 #!/bin/sh
 d=$(mktemp -d "$FLOOR_DIR/p.XXXXXX") || exit 1
 (cd "$d" && wget -q -p --tries=1 --timeout=60 --warc-file=page -e robots=off -- "$1")
-chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$d/profile" \
-	--dump-dom -- "$1" >"$d/dom.html" 2>/dev/null
+chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+	--disable-background-networking --disable-component-update --disable-sync \
+	--user-data-dir="$d/profile" --dump-dom -- "$1" >"$d/dom.html" 2>/dev/null
 exit 0
 EOF
 chmod +x "$W/floor_one"
