@@ -32,10 +32,13 @@ BENCHES = $(patsubst %.c,%,$(sort $(wildcard bench/*.c)))
 # Hooks written in C (a plugin's <name>.c): built beside it as the hook, on_*.bin
 PLUGDIR = share/abx/plugins
 HOOKBINS = $(O)$(PLUGDIR)/wget/on_Snapshot__06_wget.finite.bg.bin \
-           $(O)$(PLUGDIR)/title/on_Snapshot__10_title.bin \
-           $(O)$(PLUGDIR)/favicon/on_Snapshot__11_favicon.bin \
-           $(O)$(PLUGDIR)/headers/on_Snapshot__12_headers.bin \
            $(O)$(PLUGDIR)/chrome/on_Snapshot__29_chrome.bin \
+           $(O)$(PLUGDIR)/screenshot/on_Snapshot__30_screenshot.bin \
+           $(O)$(PLUGDIR)/pdf/on_Snapshot__31_pdf.bin \
+           $(O)$(PLUGDIR)/dom/on_Snapshot__32_dom.bin \
+           $(O)$(PLUGDIR)/title/on_Snapshot__54_title.bin \
+           $(O)$(PLUGDIR)/headers/on_Snapshot__55_headers.bin \
+           $(O)$(PLUGDIR)/favicon/on_Snapshot__56_favicon.bin \
            $(O)$(PLUGDIR)/parse_html_urls/on_Snapshot__75_parse_html_urls.bin \
            $(O)$(PLUGDIR)/hashes/on_Snapshot__90_hashes.bin
 
@@ -47,7 +50,19 @@ UNITSRC = $(sort $(wildcard tests/unit/*.c))
 UNITS   = $(patsubst %.c,$(O)%.t,$(UNITSRC))
 MANS    = $(sort $(wildcard man/*.[1-9]))
 
-all: $(LIBA) $(PROGS) $(HOOKBINS) $(UNITS)
+all: $(LIBA) $(PROGS) $(HOOKBINS) $(UNITS) stalehooks
+
+# Hooks renamed (title, favicon, headers: 10-12 to 54-56) or rewritten in C
+# (screenshot, pdf, dom): a tree built before keeps the old files, which
+# would run as hooks too; removed.
+STALEHOOKS = $(wildcard $(O)$(PLUGDIR)/title/on_Snapshot__10_title.bin \
+               $(O)$(PLUGDIR)/favicon/on_Snapshot__11_favicon.bin \
+               $(O)$(PLUGDIR)/headers/on_Snapshot__12_headers.bin \
+               $(O)$(PLUGDIR)/screenshot/on_Snapshot__30_screenshot.sh \
+               $(O)$(PLUGDIR)/pdf/on_Snapshot__31_pdf.sh $(O)$(PLUGDIR)/dom/on_Snapshot__32_dom.sh)
+stalehooks: | $(if $(O),$(O)share)
+	$(if $(STALEHOOKS),rm -f $(STALEHOOKS))
+.PHONY: stalehooks
 
 # Rebuild a flavour's objects and programs when its flags change (how the
 # static programs are linked too: HOOK_STATIC, below).
@@ -109,9 +124,18 @@ LINK_abx-hook = $(STATICLINK)
 # the egress gate starts once a phase (abx-hook spawns it): static too
 LINK_abx-gate = $(STATICLINK)
 $(eval $(call hook,wget,on_Snapshot__06_wget.finite.bg,$$(STATICLINK)))
-$(eval $(call hook,title,on_Snapshot__10_title,$$(LDLIBS)))
-$(eval $(call hook,favicon,on_Snapshot__11_favicon,$$(STATICLINK)))
-$(eval $(call hook,headers,on_Snapshot__12_headers,$$(STATICLINK)))
+# screenshot, pdf and dom: _lib/derived.c (chrome's file of this run, else browser.sh)
+$(eval $(call hook,screenshot,on_Snapshot__30_screenshot,$$(STATICLINK)))
+$(eval $(call hook,pdf,on_Snapshot__31_pdf,$$(STATICLINK)))
+$(eval $(call hook,dom,on_Snapshot__32_dom,$$(STATICLINK)))
+$(O)$(PLUGDIR)/screenshot/on_Snapshot__30_screenshot.bin $(O)$(PLUGDIR)/pdf/on_Snapshot__31_pdf.bin \
+  $(O)$(PLUGDIR)/dom/on_Snapshot__32_dom.bin: $(PLUGDIR)/_lib/derived.c
+# title, headers and favicon include _lib/capture.c (the snapshot's capture, read from its WARCs)
+$(eval $(call hook,title,on_Snapshot__54_title,$$(LDLIBS)))
+$(eval $(call hook,headers,on_Snapshot__55_headers,$$(STATICLINK) -lz))
+$(eval $(call hook,favicon,on_Snapshot__56_favicon,$$(STATICLINK) -lz))
+$(O)$(PLUGDIR)/title/on_Snapshot__54_title.bin $(O)$(PLUGDIR)/headers/on_Snapshot__55_headers.bin \
+  $(O)$(PLUGDIR)/favicon/on_Snapshot__56_favicon.bin: $(PLUGDIR)/_lib/capture.c
 # chrome.c includes its siblings (cdp.c, warcwrite.c, capture.c): one
 # translation unit, rebuilt when any of them changes; zlib for its WARC
 $(eval $(call hook,chrome,on_Snapshot__29_chrome,$$(STATICLINK) -lz))
@@ -152,7 +176,7 @@ check: deps
 	  tests/hooks-c-nss.sh tests/hooks-c-tls.sh
 
 SHELLS  = $(wildcard .ci/run tests/*.sh tests/lib/*.sh bench/*.sh examples/*.sh examples/run \
-            share/abx/plugins/*/on_*.sh)
+            share/abx/plugins/*/on_*.sh share/abx/plugins/*/browser.sh)
 
 lint:
 	@if [ -n "$(MANS)" ]; then echo "mandoc -Tlint $(MANS)"; mandoc -Tlint -Wwarning $(MANS); fi

@@ -18,9 +18,9 @@
 . "$(dirname "$0")/lib/procs.sh"
 
 PLUG=$SHARE/abx/plugins
-TH=$PLUG/title/on_Snapshot__10_title.bin
-HH=$PLUG/headers/on_Snapshot__12_headers.bin
-FH=$PLUG/favicon/on_Snapshot__11_favicon.bin
+TH=$PLUG/title/on_Snapshot__54_title.bin
+HH=$PLUG/headers/on_Snapshot__55_headers.bin
+FH=$PLUG/favicon/on_Snapshot__56_favicon.bin
 CURL=$(command -v curl)
 plan 32
 
@@ -94,7 +94,7 @@ ok "favicon: the server's bytes" cmp -s "$T/img.png" "$T/f1/favicon.png"
 is "$(ls -A "$T/tmp")" "" "favicon: nothing is left in TMPDIR"
 mkdir -p "$T/f2"
 (cd "$T/f2" && exec env PATH="$PLUG/favicon" TMPDIR="$T/tmp" CURL_BINARY="$CURL" \
-	on_Snapshot__11_favicon.bin --url="$BASE/iconlink" >"$T/out" 2>"$T/err")
+	on_Snapshot__56_favicon.bin --url="$BASE/iconlink" >"$T/out" 2>"$T/err")
 is "$(field output_str)" "favicon.png" "favicon: run by name from PATH, it still finds the parser beside it"
 mkdir -p "$T/f3"
 (cd "$T/f3" && exec env PATH=/nonexistent CURL_BINARY="$CURL" "$FH" --url=http://127.0.0.1:9/ \
@@ -112,7 +112,7 @@ grep '^SigIgn:' /proc/\$\$/status >"$T/parser.sig"
 echo "$BASE/site/img.png"
 EOF
 chmod +x "$T/p/parse_html_urls/on_Snapshot__75_parse_html_urls.bin"
-run "$T/f4" "$T/p/favicon/on_Snapshot__11_favicon.bin" iconlink PATH=/usr/bin:/bin
+run "$T/f4" "$T/p/favicon/on_Snapshot__56_favicon.bin" iconlink PATH=/usr/bin:/bin
 # (the shell keeps descriptors of its own at 10 and up)
 is "$(awk '$1 < 10' "$T/parser.fds" | sort -n | tr '\n' ' ')" "0 1 2 3 " \
 	"favicon: the parser gets stdio and the page (fd 3), nothing else"

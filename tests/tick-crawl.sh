@@ -49,7 +49,7 @@ for s in $(abx-ls -d "$D" -k snapshot --jsonl | jq -r .id); do
 	[ "$(cat "$sd/title/title.txt" 2>/dev/null)" = "$title" ] || bad="$bad $s:title"
 	page=$(jq -r 'select(.type == "ArchiveResult" and .plugin == "wget") | .output_str' "$sd/index.jsonl")
 	grep -qF "<title>$title</title>" "$sd/$page" 2>/dev/null || bad="$bad $s:wget-page($page)"
-	for h in on_Snapshot__06_wget.finite.bg on_Snapshot__10_title on_Snapshot__75_parse_html_urls; do
+	for h in on_Snapshot__06_wget.finite.bg on_Snapshot__54_title on_Snapshot__75_parse_html_urls; do
 		[ "$(jq -r 'select(.type == "ArchiveResult") | .hook_name + " " + .status' "$sd/index.jsonl" |
 			grep -c "^$h succeeded$")" = 1 ] || bad="$bad $s:$h"
 	done

@@ -233,34 +233,6 @@ chrome_find() {
 		hook_done skipped "chromium not found (CHROME_BINARY=${CHROME_BINARY:-chromium})"
 }
 
-# chrome_derived FILE: FILE of the chrome plugin's capture, if this run
-# made it, hard-linked (else copied) into the cwd, and the hook done:
-# "succeeded", FILE.  The chrome hook (on_Snapshot__29_chrome.bin) runs
-# before the screenshot, pdf and dom hooks and loads the page once for all
-# three; "this run" is its ../chrome/.run holding our $ABX_RUN, so that the
-# files of an earlier run, or of a capture that failed, are never taken.
-# FILE must be a regular file, not empty, not a symlink (nor ../chrome);
-# it goes in under a temp name, renamed over FILE.  Returns when there is
-# none (no $ABX_RUN, chrome not selected or failed): the hook then starts
-# its own browser.
-chrome_derived() {
-	[ -n "${ABX_RUN:-}" ] && [ -d ../chrome ] && [ ! -L ../chrome ] || return 0
-	for _cd_f in "../chrome/$1" ../chrome/.run; do
-		[ -f "$_cd_f" ] && [ ! -L "$_cd_f" ] || return 0
-	done
-	[ -s "../chrome/$1" ] || return 0
-	_cd_run=
-	IFS= read -r _cd_run <../chrome/.run || :
-	[ "$_cd_run" = "$ABX_RUN" ] || return 0
-	_cd_tmp=".$1.$$"
-	rm -f "$_cd_tmp"
-	if ln "../chrome/$1" "$_cd_tmp" 2>/dev/null || cp "../chrome/$1" "$_cd_tmp"; then
-		mv -f "$_cd_tmp" "$1" && hook_done succeeded "$1"
-	fi
-	rm -f "$_cd_tmp"
-	echo "cannot take ../chrome/$1: starting a browser of our own" >&2
-}
-
 # chrome_sandbox: whether chromium keeps its sandbox (abx(7) SECURITY).  It
 # does, unless CHROME_SANDBOX is false or the hook runs as root (chromium
 # refuses to start sandboxed as root): then $hook_note says why it runs

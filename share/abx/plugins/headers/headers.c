@@ -1,24 +1,37 @@
 /*
  * headers.c — the headers hook: the page's HTTP response headers, as
- * headers.json.  Built as on_Snapshot__12_headers.bin beside this file.
+ * headers.json.  Built as on_Snapshot__55_headers.bin beside this file.
  *
- *   on_Snapshot__12_headers.bin --url=URL      (cwd = <snapshot>/headers/)
+ *   on_Snapshot__55_headers.bin --url=URL      (cwd = <snapshot>/headers/)
  *
  * A hook by ArchiveBox's contract (settings in the environment, JSONL on
  * stdout, logs on stderr; exit 0 succeeded, 10 skipped, else 1), in C
  * because a shell version started seven programs for one page (mktemp,
- * curl, tr, awk, jq, mv, rm): this one starts curl and nothing else (abx-internals(7),
- * "The cost of a page").
+ * curl, tr, awk, jq, mv, rm): this one starts none when the snapshot
+ * captured the page, else curl alone (abx-internals(7), "The cost of a
+ * page").
+ *
+ * Numbered 55: after the chrome hook (29) and the finite background wget
+ * hook (06; a hook numbered 50 or more waits for it, phase.h), so that the
+ * headers are those of the response the snapshot archived, read from its
+ * capture (abx-plugins' headers hook, on_Snapshot__27_headers.daemon.bg.js,
+ * likewise records the browser's own navigation).  The site is not asked
+ * again (issue 28, "Capture once").
  *
  * 0. HEADERS_ENABLED false: "skipped".  No --url, or one beginning with
  *    "-": "failed".  Not http(s): "skipped".  The timeout is
  *    HEADERS_TIMEOUT, else TIMEOUT, else 60 seconds.
- * 1. GET the URL with curl as hook.sh's hook_curl ran it (hookcurl.h:
- *    body discarded, redirects followed, the headers of every response
- *    dumped into an unlinked temp file).  A HEAD would not do: servers
- *    answer it differently.  curl failed (no response): its stderr is
- *    copied to ours, and the result is "failed" with its last line (else
- *    "curl failed").
+ * 1. From the snapshot's capture (../_lib/capture.c: the chrome hook's
+ *    WARC of this run, else wget's; redirects followed in it): the final
+ *    response's status and head; when the browser loaded it, its
+ *    headers.json (written as below) is taken as it is.  Nothing captured
+ *    (no $ABX_RUN, neither hook selected, or both failed): GET the URL
+ *    with curl as hook.sh's hook_curl ran it (hookcurl.h: body discarded,
+ *    redirects followed, through the egress gate, the headers of every
+ *    response dumped into an unlinked temp file).  A HEAD would not do:
+ *    servers answer it differently.  curl failed (no response): its stderr
+ *    is copied to ours, and the result is "failed" with its last line
+ *    (else "curl failed").
  * 2. Keep the last response's block (the lines after the last one that
  *    begins "HTTP/", CRs dropped): each line "Name: value" (a name of at
  *    least one character, not beginning with a space or tab), the name
@@ -52,6 +65,8 @@
 #include "base/err.h"
 #include "hook/hookcurl.h"
 #include "hook/hookenv.h"
+
+#include "../_lib/capture.c"
 
 static hcurl_t curl;
 static buf_t head;
@@ -125,34 +140,48 @@ main(int argc, char **argv)
 	if (!url)
 		done(v.status, v.out, v.err);
 
-	/* 1. the headers */
-	int fd = hook_tmpfile();
-	if (fd < 0) {
-		snprintf(msg, sizeof msg, "cannot create a temp file: %s", strerror(errno));
-		done("failed", msg, msg);
+	/* 1. the headers: the capture's, else a fetch */
+	char codebuf[32];
+	const char *code;
+	buf_t json = {0};
+	cpage_t cp;
+	if (cap_page(url, hook_timeout("HEADERS_TIMEOUT") * 0.8, &cp) == 0) {
+		http_code = cp.status;
+		snprintf(codebuf, sizeof codebuf, "%ld", http_code);
+		code = codebuf;
+		if (!strcmp(cp.src, "chrome") && cap_file("chrome/headers.json", &json) < 0)
+			buf_reset(&json);
+		buf_add(&head, cp.head.p, cp.head.len);
+		cpage_free(&cp);
+	} else {
+		int fd = hook_tmpfile();
+		if (fd < 0) {
+			snprintf(msg, sizeof msg, "cannot create a temp file: %s", strerror(errno));
+			done("failed", msg, msg);
+		}
+		const char *args[] = {"--output", "/dev/null", "--dump-header", "/dev/fd/3", "--write-out",
+		                      "%{http_code}", NULL};
+		int rc = hook_curl_run(url, args, hook_timeout("HEADERS_TIMEOUT"), fd, &curl);
+		if (curl.sig)
+			done("failed", hook_curl_interrupted(curl.sig), NULL);
+		if (hook_curl_failed(rc, &curl, msg, sizeof msg))
+			done("failed", msg, msg);
+		code = buf_cstr(&curl.out);
+		if (!*code || strspn(code, "0123456789") != strlen(code) || strlen(code) > 9)
+			code = "0";
+		http_code = atol(code);
+		hook_slurp(fd, &head, 0);
+		close(fd);
 	}
-	const char *args[] = {"--output", "/dev/null", "--dump-header", "/dev/fd/3", "--write-out",
-	                      "%{http_code}", NULL};
-	int rc = hook_curl_run(url, args, hook_timeout("HEADERS_TIMEOUT"), fd, &curl);
-	if (curl.sig)
-		done("failed", hook_curl_interrupted(curl.sig), NULL);
-	if (hook_curl_failed(rc, &curl, msg, sizeof msg))
-		done("failed", msg, msg);
-	const char *code = buf_cstr(&curl.out);
-	if (!*code || strspn(code, "0123456789") != strlen(code) || strlen(code) > 9)
-		code = "0";
-	long status = atol(code);
-	http_code = status;
+	long status = http_code;
 
 	/* 2. the last block */
-	hook_slurp(fd, &head, 0);
-	close(fd);
 	size_t w = 0;
 	for (size_t i = 0; i < head.len; i++)
 		if (head.p[i] != '\r')
 			head.p[w++] = head.p[i];
 	head.len = w;
-	for (size_t i = 0; i < head.len;) {
+	for (size_t i = 0; i < head.len && !json.len;) {
 		char *nl = memchr(head.p + i, '\n', head.len - i);
 		size_t len = nl ? (size_t)(nl - head.p) - i : head.len - i;
 		const char *l = head.p + i;
@@ -162,7 +191,8 @@ main(int argc, char **argv)
 			add_header(l, len);
 		i += len + 1;
 	}
-	buf_t json = {0};
+	if (json.len)
+		goto write;   /* the browser's, as it wrote it */
 	buf_addf(&json, "{\n  \"status\": ");
 	size_t at = json.len;
 	buf_addf(&json, "%ld", status);
@@ -186,6 +216,7 @@ main(int argc, char **argv)
 	buf_adds(&json, "\n}\n");
 
 	/* 3. headers.json */
+write:;
 	int ok = hook_write_file("headers.json", json.p, json.len) == 0, err = errno;
 	buf_free(&json);
 	if (!ok) {

@@ -1,29 +1,43 @@
 /*
  * title.c — the title hook: the page's <title>, into title.txt and a
- * Snapshot record.  Built as on_Snapshot__10_title.bin beside this file.
+ * Snapshot record.  Built as on_Snapshot__54_title.bin beside this file.
  *
- *   on_Snapshot__10_title.bin --url=URL      (cwd = <snapshot>/title/)
+ *   on_Snapshot__54_title.bin --url=URL      (cwd = <snapshot>/title/)
  *
  * A hook by ArchiveBox's contract (settings in the environment, JSONL on
  * stdout, logs on stderr; exit 0 succeeded or noresults, 10 skipped, else
  * 1), in C because a shell version started ten programs for one title
  * (mktemp, curl, head, tr, grep, head, sed, sed, iconv, rm): this one
- * starts curl and nothing else (abx-internals(7), "The cost of a page").
+ * starts none when the snapshot captured the page, else curl alone
+ * (abx-internals(7), "The cost of a page").
+ *
+ * Numbered 54, as abx-plugins' title hook (on_Snapshot__54_title.js, which
+ * reads the browser's tab): after the chrome hook (29) and, being 50 or
+ * more, after the finite background wget hook (06) has ended (phase.h), so
+ * that the title is that of the response the snapshot archived, read from
+ * its capture, and the site is not asked again (issue 28, "Capture once").
  *
  * 0. TITLE_ENABLED false: "skipped".  No --url, or one beginning with "-":
  *    "failed".  Not http(s): "skipped".  The timeout is TITLE_TIMEOUT, else
  *    TIMEOUT, else 60 seconds.
- * 1. GET the URL with curl as hook.sh's hook_curl ran it (hookcurl.h:
- *    redirects followed), the body into an unlinked temp file.  curl
- *    failed: its stderr is copied to ours, and the result is "failed" with
- *    its last line (else "curl failed").  An HTTP status that is not a
- *    number: "failed", "HTTP <code>"; one of 400 or above, when
- *    hook_http_fails (hookcurl.h: the snapshot is a seed, or
- *    FAIL_ON_HTTP_ERROR is true): the same.  Any other page, a 404 deep in
- *    a crawl included, was answered as it was: its title is taken below.
- *    Every result carries the status (hook_print_http): the snapshot's
- *    http_status, and output_json {"http_status":<code>}.
- * 2. Take the first <title>...</title> of the first MiB (any case, across
+ * 1. The page: from the snapshot's capture (../_lib/capture.c: the chrome
+ *    hook's WARC of this run, else wget's; redirects followed in it), its
+ *    status, Content-Type and body; and when the browser loaded it and
+ *    its Content-Type names HTML, its title.txt (document.title, as the
+ *    browser has it) is the title.
+ *    Nothing captured (no $ABX_RUN, neither hook selected, or both failed):
+ *    GET the URL with curl as hook.sh's hook_curl ran it (hookcurl.h:
+ *    redirects followed, through the egress gate), the body into an
+ *    unlinked temp file; curl failed: its stderr is copied to ours, and the
+ *    result is "failed" with its last line (else "curl failed"); an HTTP
+ *    status that is not a number: "failed", "HTTP <code>".  Either way, a
+ *    status of 400 or above, when hook_http_fails (hookcurl.h: the
+ *    snapshot is a seed, or FAIL_ON_HTTP_ERROR is true): "failed", "HTTP
+ *    <code>".  Any other page, a 404 deep in a crawl included, was
+ *    answered as it was: its title is taken below.  Every result carries
+ *    the status (hook_print_http): the snapshot's http_status, and
+ *    output_json {"http_status":<code>}.
+ * 2. Without the browser's: take the first <title>...</title> of the first MiB (any case, across
  *    lines: \n \r \t \f count as spaces; the tag may have attributes after
  *    a space), runs of spaces made one, a space at either end dropped,
  *    then &lt; &gt; &quot; &#39; (&#039;...) &#x27; &apos; &nbsp; &amp;
@@ -58,6 +72,8 @@
 #include "hook/hookcurl.h"
 #include "hook/hookenv.h"
 #include "base/json.h"
+
+#include "../_lib/capture.c"
 
 enum { MIB = 1 << 20, HEAD = 4096 };
 
@@ -235,19 +251,32 @@ convert(const char *charset, buf_t *out)
 	return rc;
 }
 
-int
-main(int argc, char **argv)
+/* The page from the capture (capture.c): its body, Content-Type and
+ * status, and chrome's title.txt when the browser loaded it; 0, or -1. */
+static int
+from_capture(const char *url, char *ctype, size_t n)
 {
-	err_init(argv[0]);
-	hook_curl_block();   /* a signal from now on gets its result */
-	signal(SIGPIPE, SIG_IGN);
-	char msg[1024], msg2[1024];
-	hook_verdict_t v;
-	const char *url = hook_start(argc, argv, "TITLE", 1, &v);
-	if (!url)
-		done(v.status, v.out, v.err);
+	cpage_t cp;
+	if (cap_page(url, hook_timeout("TITLE_TIMEOUT") * 0.8, &cp) < 0)
+		return -1;
+	http_code = cp.status;
+	buf_add(&page, cp.body.p ? cp.body.p : "", cp.body.len < MIB ? cp.body.len : MIB);
+	if (cap_header(&cp.head, "content-type", ctype, n) < 0)
+		ctype[0] = 0;
+	/* the browser's title of an HTML page (of an image it makes one up) */
+	if (!strcmp(cp.src, "chrome") && strcasestr(ctype, "html") &&
+	    cap_file("chrome/title.txt", &title) < 0)
+		buf_reset(&title);
+	cpage_free(&cp);
+	return 0;
+}
 
-	/* 1. the page */
+/* The page fetched with curl, as before the capture; stops with a result
+ * when curl failed. */
+static void
+from_fetch(const char *url, char *ctype, size_t n)
+{
+	char msg[1024];
 	int body = hook_tmpfile();
 	if (body < 0) {
 		snprintf(msg, sizeof msg, "cannot create a temp file: %s", strerror(errno));
@@ -261,29 +290,52 @@ main(int argc, char **argv)
 		done("failed", msg, msg);
 	char *meta = curl.out.p ? curl.out.p : "";
 	char *sp = strchr(meta, ' ');
-	const char *ctype = sp ? sp + 1 : meta;
+	snprintf(ctype, n, "%s", sp ? sp + 1 : "");
 	if (sp)
 		*sp = 0;
 	int numeric = *meta && strspn(meta, "0123456789") == strlen(meta) && strlen(meta) <= 9;
-	if (numeric)
-		http_code = atol(meta);
-	if (!numeric || hook_http_fails(http_code)) {
-		snprintf(msg, sizeof msg, "HTTP %s", meta);
-		snprintf(msg2, sizeof msg2, "HTTP %s from %s", meta, url);
+	http_code = numeric ? atol(meta) : -1;
+	hook_slurp(body, &page, MIB);
+	close(body);
+}
+
+int
+main(int argc, char **argv)
+{
+	err_init(argv[0]);
+	hook_curl_block();   /* a signal from now on gets its result */
+	signal(SIGPIPE, SIG_IGN);
+	char msg[1024], msg2[2048 + 4096], ctype[1024];
+	hook_verdict_t v;
+	const char *url = hook_start(argc, argv, "TITLE", 1, &v);
+	if (!url)
+		done(v.status, v.out, v.err);
+
+	/* 1. the page */
+	if (from_capture(url, ctype, sizeof ctype) < 0)
+		from_fetch(url, ctype, sizeof ctype);
+	if (http_code < 0 || hook_http_fails(http_code)) {
+		const char *meta = http_code < 0 ? buf_cstr(&curl.out) : NULL;
+		if (meta)
+			snprintf(msg, sizeof msg, "HTTP %s", meta);
+		else
+			snprintf(msg, sizeof msg, "HTTP %ld", http_code);
+		snprintf(msg2, sizeof msg2, "%s from %s", msg, url);
+		if (http_code < 0)
+			http_code = 0;
 		done("failed", msg, msg2);
 	}
 
-	/* 2. the title */
-	hook_slurp(body, &page, MIB);
-	close(body);
+	/* 2. the title: the browser's, else the HTML's */
+	int found = title.len > 0;
 	buf_t flat = {0};
 	buf_add(&flat, page.p ? page.p : "", page.len);
 	for (size_t i = 0; i < flat.len; i++)
 		if (strchr("\n\r\t\f", flat.p[i]) && flat.p[i])
 			flat.p[i] = ' ';
-	int found = !memchr(flat.p ? flat.p : "", 0, flat.len) && first_title(flat.p, flat.len, &title) == 0;
-	buf_free(&flat);
-	if (found) {
+	if (!found && !memchr(flat.p ? flat.p : "", 0, flat.len) &&
+	    first_title(flat.p, flat.len, &title) == 0) {
+		found = 1;
 		squeeze(&title);
 		replace(&title, "&lt;", "<");
 		replace(&title, "&gt;", ">");
@@ -294,6 +346,7 @@ main(int argc, char **argv)
 		replace(&title, "&nbsp;", " ");
 		replace(&title, "&amp;", "&");
 	}
+	buf_free(&flat);
 	if (!found || title.len == 0)
 		done("noresults", "No title found", NULL);
 

@@ -1,12 +1,12 @@
 #!/bin/sh
-# on_Snapshot__30_screenshot — a screenshot of the page, as screenshot.png.
+# browser.sh — the screenshot plugin's own browser: a screenshot of the page, as screenshot.png.
 #
-#   on_Snapshot__30_screenshot.sh --url=URL      (cwd = <snapshot>/screenshot/)
+#   sh browser.sh --url=URL      (cwd = <snapshot>/screenshot/)
 #
-# Derived first: when the chrome plugin loaded the page in this run
-# (../chrome/screenshot.png, chrome_derived in _lib/hook.sh), its file is
-# hard-linked (else copied) here: "succeeded", no browser started.
-# Else, as a plugin of its own:
+# The hook is on_Snapshot__30_screenshot.bin beside this file (_lib/derived.c):
+# it takes ../chrome/screenshot.png when the chrome hook loaded the page in this
+# run, starting nothing, and else execs sh on this script, which then
+# starts a browser of its own:
 # Headless $CHROME_BINARY (default chromium, looked up in PATH; absent:
 # "skipped", exit 10) in a fresh profile, window 1280x2000, killed after 90%
 # of SCREENSHOT_TIMEOUT.  Chromium writes into a new directory
@@ -23,7 +23,6 @@ case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
 
 hook_init SCREENSHOT "$@"
 require_http
-chrome_derived screenshot.png
 chrome_find
 hook_tmpdir
 rm -f screenshot.png

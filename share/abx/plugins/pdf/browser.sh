@@ -1,12 +1,12 @@
 #!/bin/sh
-# on_Snapshot__31_pdf — the page printed to PDF, as output.pdf.
+# browser.sh — the pdf plugin's own browser: the page printed to PDF, as output.pdf.
 #
-#   on_Snapshot__31_pdf.sh --url=URL      (cwd = <snapshot>/pdf/)
+#   sh browser.sh --url=URL      (cwd = <snapshot>/pdf/)
 #
-# Derived first: when the chrome plugin loaded the page in this run
-# (../chrome/output.pdf, chrome_derived in _lib/hook.sh), its file is
-# hard-linked (else copied) here: "succeeded", no browser started.
-# Else, as a plugin of its own:
+# The hook is on_Snapshot__31_pdf.bin beside this file (_lib/derived.c):
+# it takes ../chrome/output.pdf when the chrome hook loaded the page in this
+# run, starting nothing, and else execs sh on this script, which then
+# starts a browser of its own:
 # Headless $CHROME_BINARY (default chromium, looked up in PATH; absent:
 # "skipped", exit 10) in a fresh profile, killed after 90% of PDF_TIMEOUT.
 # Chromium writes into a new directory (hook_newdir), and a non-empty PDF
@@ -22,7 +22,6 @@ case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
 
 hook_init PDF "$@"
 require_http
-chrome_derived output.pdf
 chrome_find
 hook_tmpdir
 rm -f output.pdf

@@ -1,12 +1,13 @@
 #!/bin/sh
-# on_Snapshot__32_dom — the page's DOM after its scripts ran, as output.html.
+# browser.sh — the dom plugin's own browser: the page's DOM after its
+# scripts ran, as output.html.
 #
-#   on_Snapshot__32_dom.sh --url=URL      (cwd = <snapshot>/dom/)
+#   sh browser.sh --url=URL      (cwd = <snapshot>/dom/)
 #
-# Derived first: when the chrome plugin loaded the page in this run
-# (../chrome/output.html, chrome_derived in _lib/hook.sh), its file is
-# hard-linked (else copied) here: "succeeded", no browser started.
-# Else, as a plugin of its own:
+# The hook is on_Snapshot__32_dom.bin beside this file (_lib/derived.c):
+# it takes ../chrome/output.html when the chrome hook loaded the page in this
+# run, starting nothing, and else execs sh on this script, which then
+# starts a browser of its own:
 # Headless $CHROME_BINARY --dump-dom (default chromium, looked up in PATH;
 # absent: "skipped", exit 10) in a fresh profile, killed after 90% of
 # DOM_TIMEOUT.  The DOM is written to a temp file and renamed to
@@ -23,7 +24,6 @@ case $0 in */*) _d=${0%/*} ;; *) _d=. ;; esac
 
 hook_init DOM "$@"
 require_http
-chrome_derived output.html
 chrome_find
 hook_tmpdir
 chrome_run --dump-dom >"$tmp/dom.html" 2>"$tmp/err"
