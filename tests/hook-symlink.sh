@@ -1,10 +1,10 @@
 #!/bin/sh
 # No write through a planted symlink (abx(7) SECURITY): a hook that runs
 # first (order 05) plants symlinks where the shipped hooks write next —
-# wget's warc/ and host folder, dom's output.html, headers.json,
-# favicon.ico, title.txt, output.pdf, screenshot.png, hashes.json — and
-# makes one plugin's output directory (title/) a symlink, all pointing
-# outside the snapshot.  After the phase nothing outside was written: the
+# wget's warc/ and host folder, dom's output.html, favicon.ico,
+# title.txt, output.pdf, screenshot.png, hashes.json — and a hard link
+# (headers.json) to a file outside, and makes one plugin's output
+# directory (title/) a symlink, all pointing outside the snapshot.  After the phase nothing outside was written: the
 # sentinel files there are unchanged and no file was added; abx-hook
 # refused the symlinked directory (the title hook failed, saying why),
 # and the wget hook removed what was planted in its tree before wget ran.
@@ -39,7 +39,7 @@ mkdir -p wget dom headers favicon pdf screenshot hashes
 ln -s "$O/warc" wget/warc
 ln -s "$O/host" "wget/127.0.0.1+$HTTPD_PORT"
 ln -s "$O/domdir" dom/output.html
-ln -s "$O/headers.json" headers/headers.json
+ln "$O/headers.json" headers/headers.json
 ln -s "$O/favicon.ico" favicon/favicon.ico
 ln -s "$O/title" title
 ln -s "$O/output.pdf" pdf/output.pdf
@@ -77,6 +77,10 @@ for p in pdf/output.pdf screenshot/screenshot.png; do
 	ok "${p%%/*}: $p is a file of the snapshot, not the planted symlink" \
 		sh -c "test -s '$S/$p' && test ! -L '$S/$p'"
 done
-ok "headers.json was not written through its symlink" test -L "$S/headers/headers.json"
-ok "favicon.ico was not written through its symlink" test -L "$S/favicon/favicon.ico"
+is "$(res headers)" succeeded "the headers hook succeeded"
+ok "... headers.json is a file of the snapshot, not the planted hard link" \
+	sh -c "test -s '$S/headers/headers.json' && test ! '$S/headers/headers.json' -ef '$O/headers.json'"
+is "$(res favicon)" succeeded "the favicon hook succeeded"
+ok "... favicon.ico is a file of the snapshot, not the planted symlink" \
+	sh -c "test -s '$S/favicon/favicon.ico' && test ! -L '$S/favicon/favicon.ico'"
 done_testing

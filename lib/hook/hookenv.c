@@ -174,21 +174,34 @@ hook_exit_code(const char *status, int sig)
 int
 hook_write_file(const char *name, const void *p, size_t n)
 {
-	int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+	char tmp[4096];
+	if (snprintf(tmp, sizeof tmp, ".%s.%ld", name, (long)getpid()) >= (int)sizeof tmp) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	unlink(tmp);   /* a leftover of a dead run with our pid */
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return -1;
 	const char *c = p;
-	while (n > 0) {
+	int e = 0;
+	while (n > 0 && !e) {
 		ssize_t w = write(fd, c, n);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			int e = w < 0 ? errno : ENOSPC;
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		c += w, n -= w;
+		if (w <= 0)
+			e = w < 0 ? errno : ENOSPC;
+		else
+			c += w, n -= (size_t)w;
 	}
-	return close(fd);
+	if (close(fd) < 0 && !e)
+		e = errno;
+	if (!e && rename(tmp, name) < 0)
+		e = errno;
+	if (e) {
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
 }

@@ -31,8 +31,10 @@
  * wait, -1: still held when the budget ran out.
  *
  * hook_write_file(NAME, P, N): NAME in the cwd (a hook's output) made to
- * hold the N bytes at P: created or truncated, never through a symlink
- * (O_NOFOLLOW); 0, or -1 (errno).
+ * hold the N bytes at P: written to ".NAME.PID" (created, O_EXCL |
+ * O_NOFOLLOW) and renamed over NAME, so a symlink or a hard link planted
+ * at NAME is replaced, never written through, and NAME is never seen
+ * half written; 0, or -1 (errno; the temp file removed).
  *
  * hook_print(STATUS, OUTPUT_STR, ERROR): that line, on stdout, flushed.
  * hook_exit_code(STATUS, SIG): what the hook exits with: 128 + SIG when a
