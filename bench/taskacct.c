@@ -41,6 +41,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BUFSZ (1 << 16)
@@ -48,6 +49,8 @@
 struct rec {
 	uint32_t pid, tgid, ppid;
 	uint64_t cpu_us;
+	uint64_t start_s;   /* when the task began (s since the epoch) */
+	uint64_t end_s;     /* when its record came: its exit, within a second */
 	char comm[TS_COMM_LEN];
 };
 
@@ -117,6 +120,8 @@ keep(const struct taskstats *t)
 	r->pid = t->ac_pid;
 	r->tgid = t->ac_tgid;
 	r->ppid = t->ac_ppid;
+	r->start_s = t->ac_btime64 ? t->ac_btime64 : t->ac_btime;
+	r->end_s = (uint64_t)time(NULL);
 	/* the scheduler's exact runtime (ns, cpu_run_virtual_total) where the
 	 * kernel gives it; else
 	 * utime + stime, which are sampled at the tick (4 ms at HZ=250) */
@@ -165,51 +170,68 @@ drain(int s, int ms)
 	}
 }
 
-/* tgid -> parent's tgid, sorted by tgid, for the walk up. */
-struct up {
-	uint32_t tgid, ppid;
-	const char *comm;   /* the thread group leader's, once seen */
-};
-static struct up *ups;
-static size_t nups;
+/*
+ * The processes (thread group leaders' records), sorted by tgid, to walk
+ * up from a record to its ancestors.  Pids are reused (pid_max is 32768
+ * here, and a busy machine goes round it in minutes), so a parent is the
+ * process of that tgid that was alive when the child began: it began no
+ * later, and its record came no earlier (a second of slack: start times
+ * are in seconds).
+ */
+static struct rec **procs;
+static size_t nprocs;
+static uint64_t root_start;
 
 static int
 bytgid(const void *a, const void *b)
 {
-	const struct up *x = a, *y = b;
+	const struct rec *x = *(const struct rec *const *)a, *y = *(const struct rec *const *)b;
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
 static void
-index_parents(void)
+index_procs(void)
 {
-	ups = calloc(nrec + 1, sizeof *ups);
+	procs = calloc(nrec + 1, sizeof *procs);
 	for (size_t i = 0; i < nrec; i++)
-		ups[i] = (struct up){recs[i].tgid, recs[i].ppid, recs[i].pid == recs[i].tgid ? recs[i].comm : NULL};
-	qsort(ups, nrec, sizeof *ups, bytgid);
-	nups = nrec;
-	/* every entry of a group gets its leader's name */
-	for (size_t i = 0, j; i < nups; i = j) {
-		const char *c = NULL;
-		for (j = i; j < nups && ups[j].tgid == ups[i].tgid; j++)
-			if (ups[j].comm)
-				c = ups[j].comm;
-		for (size_t k = i; k < j; k++)
-			ups[k].comm = c;
-	}
+		if (recs[i].pid == recs[i].tgid)
+			procs[nprocs++] = &recs[i];
+	qsort(procs, nprocs, sizeof *procs, bytgid);
 }
 
-/* Is tgid root or below it, by the parents the records name? */
-static int
-ours(uint32_t tgid, uint32_t root, uint32_t self)
+/* The process tgid alive at second t, or NULL. */
+static const struct rec *
+process_at(uint32_t tgid, uint64_t t)
 {
+	size_t lo = 0, hi = nprocs;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (procs[mid]->tgid < tgid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nprocs && procs[lo]->tgid == tgid; lo++)
+		if (procs[lo]->start_s <= t && procs[lo]->end_s + 1 >= t)
+			return procs[lo];
+	return NULL;
+}
+
+/* Did the task of r begin below root (or below taskacct, its orphans'
+ * reaper), by the parents the records name? */
+static int
+ours(const struct rec *r, uint32_t root, uint32_t self)
+{
+	uint32_t ppid = r->ppid;
+	uint64_t t = r->start_s;
 	for (int hops = 0; hops < 64; hops++) {
-		if (tgid == root || tgid == self)
+		if (ppid == self || (ppid == root && t >= root_start))
 			return 1;
-		struct up key = {tgid, 0, NULL}, *u = bsearch(&key, ups, nups, sizeof *ups, bytgid);
-		if (!u || !u->ppid || u->ppid == tgid)
+		const struct rec *p = process_at(ppid, t);
+		if (!p || p->ppid == p->tgid)
 			return 0;
-		tgid = u->ppid;
+		ppid = p->ppid;
+		t = p->start_s;
 	}
 	return 0;
 }
@@ -235,14 +257,14 @@ report(FILE *f, uint32_t root)
 	unsigned tp = 0, tt = 0;
 	uint64_t tc = 0;
 	uint32_t self = (uint32_t)getpid();
-	index_parents();
+	index_procs();
 	for (size_t i = 0; i < nrec; i++) {
 		struct rec *r = &recs[i];
-		if (!ours(r->tgid, root, self))
+		/* a thread counts under its process's name and ancestry */
+		const struct rec *lead = r->pid == r->tgid ? r : process_at(r->tgid, r->start_s);
+		if (!lead || (lead->tgid != root && !ours(lead, root, self)))
 			continue;
-		/* a thread counts under its process's name */
-		struct up key = {r->tgid, 0, NULL}, *u = bsearch(&key, ups, nups, sizeof *ups, bytgid);
-		const char *comm = u && u->comm ? u->comm : r->comm;
+		const char *comm = lead->comm;
 		size_t k = 0;
 		while (k < np && strcmp(p[k].comm, comm))
 			k++;
@@ -289,6 +311,7 @@ main(int argc, char **argv)
 		return 69;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	root_start = (uint64_t)time(NULL);
 	pid_t kid = fork();
 	if (kid < 0) {
 		perror("taskacct: fork");
