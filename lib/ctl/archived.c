@@ -13,7 +13,32 @@ typedef struct {
 	size_t url;                  /* its URL's index in the list */
 } cand_t;
 
-/* Is snapshot id archived now: sealed "archived", it and its crawl kept? */
+/* Did one of the hooks of sealed snapshot id of crawl cid succeed (its
+ * index.jsonl, written at its seal, says so)? */
+static int
+any_succeeded(store_t *s, const char *cid, const char *id)
+{
+	char rel[128];
+	buf_t b = {0};
+	snprintf(rel, sizeof rel, "crawls/%s/%s/index.jsonl", cid, id);
+	int yes = 0;
+	if (fs_read(s->dfd, rel, &b) == 0)
+		for (const char *q = b.p, *end = b.p + b.len; !yes && q < end;) {
+			const char *nl = memchr(q, '\n', end - q);
+			size_t n = nl ? (size_t)(nl - q) : (size_t)(end - q);
+			rec_t r;
+			if (memmem(q, n, "\"succeeded\"", 11) && rec_parse(&r, q, n) == 0) {
+				yes = rec_streq(&r, "type", "ArchiveResult") && rec_streq(&r, "status", "succeeded");
+				rec_free(&r);
+			}
+			q += n + 1;
+		}
+	buf_free(&b);
+	return yes;
+}
+
+/* Is snapshot id archived now: sealed "archived", a hook of it succeeded,
+ * it and its crawl kept? */
 static int
 is_archived(store_t *s, const char *id, const char *url, char *when, size_t n)
 {
@@ -24,6 +49,8 @@ is_archived(store_t *s, const char *id, const char *url, char *when, size_t n)
 	          rec_streq(&r, "sealed_reason", "archived") && rec_isnull(&r, "deleted_at") &&
 	          rec_streq(&r, "url", url);
 	char *cid = rec_str(&r, "crawl_id");
+	if (yes)
+		yes = id_valid(cid) && any_succeeded(s, cid, id);
 	if (yes) {
 		yes = store_get(s, cid, &c) == 0;
 		if (yes) {

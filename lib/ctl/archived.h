@@ -5,10 +5,11 @@
  *
  * A URL is archived when a snapshot of it, in any crawl, is sealed with
  * sealed_reason "archived" (its hooks ran: a page the site answered with
- * 404 is archived as answered, http_status kept) and neither it nor its
- * crawl is removed.  One cancelled, refused (network_zone, robots_txt),
- * sealed unrun by a limit, or whose worker failed is not: adding its URL
- * queues it.
+ * 404 below a seed is archived as answered, http_status kept), one of its
+ * hooks succeeded (its index.jsonl says so), and neither it nor its crawl
+ * is removed.  One whose every hook failed (a seed that gave no answer),
+ * cancelled, refused (network_zone, robots_txt), sealed unrun by a limit,
+ * or whose worker failed is not: adding its URL queues it.
  *
  * archived_drop() reads the site index, DIR/index.jsonl (a line appended
  * by every seal, seal.h), without the store lock: for each URL of l found
