@@ -83,10 +83,6 @@ addcmd_queue(store_t *s, addcmd_t *a, urllist_t *l, buf_t *line, buf_t *why)
 	/* a URL archived already is said and left out, unless --again; a
 	 * schedule's copies always capture again */
 	int dropped = a->schedule || a->again ? 0 : archived_drop(s, l);
-	if (dropped < 0) {
-		buf_addf(why, "nothing queued: %s", s->errmsg);
-		return s->err;
-	}
 	if (l->n == 0) {
 		buf_addf(why, "nothing queued: %s archived already (--again queues %s)",
 		    dropped == 1 ? "the URL is" : "every URL is", dropped == 1 ? "it" : "them");

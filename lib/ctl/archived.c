@@ -1,10 +1,12 @@
 /* archived.c — abx-add's URLs that are archived already: see archived.h. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/err.h"
-#include "base/exitcodes.h"
 #include "base/fs.h"
 #include "ctl/archived.h"
 
@@ -99,50 +101,57 @@ url_index(const urlindex_t *x, const char *url)
 	return -1;
 }
 
-/* Every line of index.jsonl naming one of the URLs, in file order. */
+/* Every whole line of index.jsonl naming one of the URLs, in file order
+ * (read a line at a time: the file has a line per seal ever made). */
 static size_t
-candidates(const buf_t *b, const urlindex_t *x, cand_t **out)
+candidates(FILE *f, const urlindex_t *x, cand_t **out)
 {
-	size_t n = 0, cap = 0;
-	for (const char *q = b->p, *end = b->p + b->len; q < end;) {
-		const char *nl = memchr(q, '\n', end - q);
-		if (!nl)
-			break;   /* a torn last line: not a seal */
+	size_t n = 0, cap = 0, lcap = 0;
+	char *line = NULL;
+	ssize_t len;
+	while ((len = getline(&line, &lcap, f)) > 0) {
 		rec_t r;
-		if (rec_parse(&r, q, nl - q) == 0) {
-			char *url = rec_str(&r, "url"), *id = rec_str(&r, "id");
-			long i = url && id && id_valid(id) ? url_index(x, url) : -1;
-			if (i >= 0) {
-				if (n == cap)
-					*out = xrealloc(*out, (cap = cap ? cap * 2 : 16) * sizeof **out);
-				memcpy((*out)[n].id, id, ID_LEN + 1);
-				(*out)[n++].url = (size_t)i;
-			}
-			free(url), free(id);
-			rec_free(&r);
+		if (line[len - 1] != '\n' || rec_parse(&r, line, (size_t)len - 1) < 0)
+			continue;   /* a torn last line is not a seal */
+		char *url = rec_str(&r, "url"), *id = rec_str(&r, "id");
+		long i = url && id && id_valid(id) ? url_index(x, url) : -1;
+		if (i >= 0) {
+			if (n == cap)
+				*out = xrealloc(*out, (cap = cap ? cap * 2 : 16) * sizeof **out);
+			memcpy((*out)[n].id, id, ID_LEN + 1);
+			(*out)[n++].url = (size_t)i;
 		}
-		q = nl + 1;
+		free(url), free(id);
+		rec_free(&r);
 	}
+	free(line);
 	return n;
 }
 
 int
 archived_drop(store_t *s, urllist_t *l)
 {
-	buf_t b = {0};
-	if (fs_read(s->dfd, "index.jsonl", &b) < 0) {
-		buf_free(&b);
-		if (errno == ENOENT)
-			return 0;
-		return store_fail(s, EX_IOERR_, errno, "unable to read %s/index.jsonl", s->dir);
+	int fd = fs_open(s->dfd, "index.jsonl", O_RDONLY, 0);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		/* a hint: without it every URL is queued, as before --again was */
+		if (errno != ENOENT)
+			warnsys("unable to read %s/index.jsonl (the site index); URLs archived already are "
+			    "queued again", s->dir);
+		if (fd >= 0)
+			close(fd);
+		return 0;
 	}
 	urlindex_t x = {l, xcalloc(l->n ? l->n : 1, sizeof(size_t))};
 	for (size_t i = 0; i < l->n; i++)
 		x.by_url[i] = i;
 	qsort_r(x.by_url, l->n, sizeof(size_t), by_url, l);
 	cand_t *c = NULL;
-	size_t nc = candidates(&b, &x, &c);
-	buf_free(&b);
+	size_t nc = candidates(f, &x, &c);
+	if (ferror(f))
+		warnsys("unable to read all of %s/index.jsonl (the site index); some URLs archived already "
+		    "may be queued again", s->dir);
+	fclose(f);
 	free(x.by_url);
 	char *drop = xcalloc(l->n ? l->n : 1, 1), when[128];
 	for (size_t k = nc; k-- > 0;) {   /* newest first */

@@ -21,12 +21,14 @@
  *     abx-add: http://x/ is archived already, as snapshot 01a2... (crawl
  *     01a2..., 2026-12-01T10:00:00Z); not queued (--again queues it)
  *
- * Reading index.jsonl costs a parse of each line, once for all the URLs
- * (a hash set): about the size of the archive's index, not of its files.
+ * Reading index.jsonl costs a parse of each line, a line at a time, once
+ * for all the URLs (looked up in them sorted): it grows with the number of
+ * seals, not with the archive's files.
  * The site index is a hint: a snapshot missing from it (a crash between
  * its line and its seal cannot make one; only a hand edit can) is not
- * found, and its URL is queued, as before.  Returns how many URLs were
- * taken out; -1 with s->errmsg if index.jsonl exists but cannot be read.
+ * found, and its URL is queued, as before; so is every URL, after a
+ * warning, when index.jsonl exists but cannot be read.  Returns how many
+ * URLs were taken out.
  */
 #ifndef ABX_ARCHIVED_H
 #define ABX_ARCHIVED_H
