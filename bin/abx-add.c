@@ -7,7 +7,9 @@
  * number and skipped.  The crawl and its depth-0 snapshots are written in
  * one durable commit, queued and due now, so that abx-claim -k snapshot
  * finds them at once.  The Crawl record is printed on stdout.  Exit 65 if
- * no URL was valid.
+ * no URL was valid.  A URL archived already (a sealed "archived" snapshot
+ * of it exists: archived.h) is said on stderr and not queued, unless
+ * --again; exit 1, nothing printed, if no URL was left to queue.
  *
  * With --schedule CRON nothing is queued: the crawl is stored sealed, as
  * the template of a CrawlSchedule (schedule.h), and the schedule record is
@@ -42,13 +44,14 @@ static const char options[] =
     "  --config K=V    a setting for this crawl (repeatable), e.g. --config TIMEOUT=120\n"
     "  --scope S       which outlinks to follow: any (default), page, prefix, host, domain\n"
     "  --schedule CRON store a recurring crawl instead: five cron fields or @daily ...\n"
+    "  --again         queue URLs that are archived already too\n"
     "  URL...          the URLs; none: read them from stdin (lines or JSONL records)\n"
     "  -h, --help      print this help and exit\n"
     "  --version       print the version and exit\n";
 
 static const char usage[] =
     "abx-add [-d DIR] [--depth N] [--tag T,...] [--plugins P,...] [--config KEY=VALUE]...\n"
-    "               [--scope any|page|prefix|host|domain] [--schedule CRON] [URL...]";
+    "               [--scope any|page|prefix|host|domain] [--schedule CRON] [--again] [URL...]";
 
 static int
 config_key_ok(const char *k, size_t n)
@@ -98,7 +101,7 @@ main(int argc, char **argv)
 		{"depth", required_argument, 0, 'D'}, {"tag", required_argument, 0, 't'},
 		{"plugins", required_argument, 0, 'p'}, {"config", required_argument, 0, 'c'},
 		{"schedule", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
-		{"scope", required_argument, 0, 'o'}, {0, 0, 0, 0},
+		{"scope", required_argument, 0, 'o'}, {"again", no_argument, 0, 'a'}, {0, 0, 0, 0},
 	};
 	const char *dir = NULL, *why_cron;
 	addcmd_t a = {.tags = ""};
@@ -118,6 +121,7 @@ main(int argc, char **argv)
 			a.depth = v;
 			break;
 		case 't': a.tags = optarg; break;
+		case 'a': a.again = 1; break;
 		case 'S':
 			if (cron_parse(optarg, &cr, &why_cron) < 0)
 				die(EX_DATAERR_, "--schedule %s: %s", optarg, why_cron);
@@ -148,13 +152,16 @@ main(int argc, char **argv)
 	store_t s;
 	if (store_open(&s, dir, 1) < 0)
 		die(s.err, "%s", s.errmsg);
-	if ((rc = addcmd_queue(&s, &a, &l, &line, &why)) != 0)
+	if ((rc = addcmd_queue(&s, &a, &l, &line, &why)) == ADDCMD_NOTHING)
+		info("%s", why.p);
+	else if (rc)
 		die(rc, "%s", why.p);
-	committed_out(line.p, line.len, a.schedule ? "schedule" : "crawl");
+	else
+		committed_out(line.p, line.len, a.schedule ? "schedule" : "crawl");
 	store_close(&s);
 	buf_free(&why);
 	buf_free(&line);
 	urllist_free(&l);
 	addcmd_free(&a);
-	return 0;
+	return rc;
 }

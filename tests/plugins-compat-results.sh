@@ -3,7 +3,7 @@
 # makes of what a hook did.  A hook that prints no ArchiveResult is judged
 # as abx-dl judges it; Snapshot records a hook prints on stdout become
 # discovered snapshots as urls.jsonl lines do; a discovered snapshot's
-# tags are its record's, as a set (a stand-in of abx-plugins' bookmarks
+# tags are the crawl's, then its record's, as a set (a stand-in of abx-plugins' bookmarks
 # parser, which prints Tag records for every tag of the file first).
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/httpd.sh"
@@ -48,8 +48,8 @@ C=$(abx-add -d "$D" --depth 1 --tag mine --plugins parse_netscape_urls,stdout_li
 expect_exit 2 "abx-tick crawls the bookmarks file (its 404 children fail the parser)" abx-tick -d "$D" --crawl "$C"
 kids() { abx-ls -d "$D" -k snapshot --jsonl | jq -r "select(.crawl_id == \"$C\" and .depth == 1) | $1" | sort; }
 is "$(kids '"\(.url | sub(".*/"; "")) \(.tags)"' | tr '\n' '|')" \
-	"kelp.html fish,intertidal|plain.html |printed-1 x,y|printed-2 |rocks.html seaweed,rocks|" \
-	"each child has its record's tags as a set, not its parent's (Tag records named every tag)"
+	"kelp.html mine,fish,intertidal|plain.html mine|printed-1 mine,x,y|printed-2 mine|rocks.html mine,seaweed,rocks|" \
+	"each child has the crawl's tag, then its record's, as a set, not its parent's own (abx(7) Tags)"
 is "$(abx-ls -d "$D" -k snapshot --jsonl | jq -r "select(.crawl_id == \"$C\" and .depth == 0) | .tags")" \
 	"mine,fish,intertidal,rocks,seaweed" "the bookmarks file itself has the crawl's tag and the Tag records'"
 is "$(kids '.url' | grep -c printed)" 2 "Snapshot records printed on stdout became discovered snapshots"

@@ -78,7 +78,7 @@ is "$(cat "$T/stdout")" "" "and prints nothing"
 # URL_DENYLIST: the denied outlink is never queued, nor fetched.  Setting it
 # replaces the default denylist, so deny .css as well.
 : >"$T/requests.log"
-C2=$(abx-add -d "$D" --depth 2 --plugins $P --config 'URL_DENYLIST=/page2|\.css$' "$BASE/site/" | jq -r .id)
+C2=$(abx-add -d "$D" --again --depth 2 --plugins $P --config 'URL_DENYLIST=/page2|\.css$' "$BASE/site/" | jq -r .id)
 expect_exit 0 "a crawl with URL_DENYLIST" abx-tick -d "$D"
 reachable "$BASE/site/" 2 '/page2|\.css$' >"$T/want"
 is "$(wc -l <"$T/want" | tr -d ' ')" 7 "7 pages are reachable without page2"
@@ -90,7 +90,7 @@ ok "nor fetched" sh -c "! grep -q page2 '$T/requests.log'"
 
 # URL_ALLOWLIST: only matching URLs are archived
 allow='/site/(page1[^/]*)?$'
-C3=$(abx-add -d "$D" --depth 2 --plugins $P --config "URL_ALLOWLIST=$allow" "$BASE/site/" | jq -r .id)
+C3=$(abx-add -d "$D" --again --depth 2 --plugins $P --config "URL_ALLOWLIST=$allow" "$BASE/site/" | jq -r .id)
 expect_exit 0 "a crawl with URL_ALLOWLIST" abx-tick -d "$D"
 reachable "$BASE/site/" 2 '\.(css|js)$' "$allow" >"$T/want"
 is "$(wc -l <"$T/want" | tr -d ' ')" 4 "4 pages pass the allowlist"

@@ -15,7 +15,7 @@ crawl_urls() {
 # --- depth
 D=$T/depth
 for depth in 0 1; do
-	C=$(abx-add -d "$D" --depth $depth --plugins $P "$BASE/site/" | jq -r .id)
+	C=$(abx-add -d "$D" --again --depth $depth --plugins $P "$BASE/site/" | jq -r .id)
 	expect_exit 0 "a depth-$depth crawl" abx-tick -d "$D"
 	reachable "$BASE/site/" $depth >"$T/want"
 	is "$(crawl_urls "$D" "$C")" "$(cat "$T/want")" "depth $depth archives the $(wc -l <"$T/want" | tr -d ' ') pages within $depth links"

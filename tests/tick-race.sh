@@ -13,7 +13,7 @@ abx-add -d "$D" --depth 1 --plugins $P "$BASE/site/" >/dev/null
 abx-add -d "$D" --depth 0 --plugins $P "$BASE/site/page1-1.html" "$BASE/site/page2-1.html" >/dev/null
 
 for round in 1 2 3; do
-	[ "$round" = 1 ] || abx-add -d "$D" --depth 1 --plugins $P "$BASE/site/page$round.html" >/dev/null
+	[ "$round" = 1 ] || abx-add -d "$D" --again --depth 1 --plugins $P "$BASE/site/page$round.html" >/dev/null
 	abx-tick -d "$D" >"$T/a.out" 2>"$T/a.err" &
 	a=$!
 	abx-tick -d "$D" >"$T/b.out" 2>"$T/b.err" &
@@ -36,7 +36,7 @@ ok "each snapshot's index.jsonl has one result per hook" all_results_once "$D"
 
 # a tick started while another runs: 75, quiet; with -v it says why
 echo 1 >"$T/slow.s"
-abx-add -d "$D" --depth 0 --plugins $P "$BASE/site/page3-1.html" >/dev/null
+abx-add -d "$D" --again --depth 0 --plugins $P "$BASE/site/page3-1.html" >/dev/null
 abx-tick -d "$D" 2>"$T/a.err" &
 a=$!
 started_more() { [ "$(starts slow)" -gt "$want" ]; }

@@ -148,7 +148,7 @@ is "$(jq -r '.pages | length' "$T/c3.json")" "$(abx-ls -d "$F" -k snapshot -s se
 	"with a page for every sealed snapshot"
 is "$(bsdtar -xOf "$F/packs/$C2.tar.gz" "$C2/crawl.json" | jq -r '.id + " " + .status')" "$C2 sealed" \
 	"the tar.gz holds the sealed Crawl record"
-C3=$(abx-add -d "$F" --plugins title --config PACK_ON_SEAL=zip "$BASE/site/page1.html" | jq -r .id)
+C3=$(abx-add -d "$F" --again --plugins title --config PACK_ON_SEAL=zip "$BASE/site/page1.html" | jq -r .id)
 abx-tick -d "$F" >/dev/null 2>&1
 ok "a crawl's own --config PACK_ON_SEAL=zip packs it as zip" test -s "$F/packs/$C3.zip"
 expect_exit 78 "PACK_ON_SEAL=rar is refused" env PACK_ON_SEAL=rar abx-tick -d "$F"

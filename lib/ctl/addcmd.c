@@ -10,11 +10,13 @@
 #include "base/exitcodes.h"
 #include "base/ids.h"
 #include "ctl/addcmd.h"
+#include "ctl/archived.h"
 #include "ctl/pluginsarg.h"
 #include "hook/names.h"
 #include "store/record.h"
 #include "tick/schedule.h"
 #include "tick/settings.h"
+#include "tick/tagset.h"
 
 void
 addcmd_set(addcmd_t *a, const char *key, const char *value)
@@ -51,20 +53,16 @@ addcmd_check(addcmd_t *a, const char *dir, buf_t *why)
 	return rc;
 }
 
-/* Stage a depth-0 snapshot of each URL, tagged with the crawl's tags and
- * its own. */
+/* Stage a depth-0 snapshot of each URL, tagged with the crawl's tags, then
+ * its own (tagset.h). */
 static void
-put_snapshots(store_t *s, const addcmd_t *a, const urllist_t *l, const char *cid, int64_t now)
+put_snapshots(store_t *s, const char *tags, const urllist_t *l, const char *cid, int64_t now)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		rec_t snap;
 		buf_t t = {0};
-		buf_adds(&t, a->tags);
-		if (l->v[i].tags && *l->v[i].tags) {
-			if (t.len)
-				buf_addc(&t, ',');
-			buf_adds(&t, l->v[i].tags);
-		}
+		tagset_add(&t, tags);
+		tagset_add(&t, l->v[i].tags);
 		record_snapshot(&snap, now, cid, l->v[i].url, 0, NULL, l->v[i].title, buf_cstr(&t));
 		store_put(s, &snap);
 		rec_free(&snap);
@@ -73,7 +71,7 @@ put_snapshots(store_t *s, const addcmd_t *a, const urllist_t *l, const char *cid
 }
 
 int
-addcmd_queue(store_t *s, addcmd_t *a, const urllist_t *l, buf_t *line, buf_t *why)
+addcmd_queue(store_t *s, addcmd_t *a, urllist_t *l, buf_t *line, buf_t *why)
 {
 	buf_t bad = {0};
 	int rc = settings_check_global(s->dfd, &bad);
@@ -82,12 +80,22 @@ addcmd_queue(store_t *s, addcmd_t *a, const urllist_t *l, buf_t *line, buf_t *wh
 	buf_free(&bad);
 	if (rc)
 		return rc;
+	/* a URL archived already is said and left out, unless --again; a
+	 * schedule's copies always capture again */
+	int dropped = a->schedule || a->again ? 0 : archived_drop(s, l);
+	if (l->n == 0) {
+		buf_addf(why, "nothing queued: %s archived already (--again queues %s)",
+		    dropped == 1 ? "the URL is" : "every URL is", dropped == 1 ? "it" : "them");
+		return ADDCMD_NOTHING;
+	}
 	int64_t now = clock_now();
 	buf_t urls = {0}, cfg = {0};
 	urllist_text(l, &urls);
 	rec_line(&a->config, &cfg);
 	rec_t crawl, sr = {0};
-	record_crawl(&crawl, now, buf_cstr(&urls), a->depth, a->tags, cfg.p);
+	buf_t tags = {0};   /* --tag as a set */
+	tagset_add(&tags, a->tags);
+	record_crawl(&crawl, now, buf_cstr(&urls), a->depth, buf_cstr(&tags), cfg.p);
 	char *cid = rec_str(&crawl, "id");
 	rc = store_lock(s);
 	if (rc == 0 && a->schedule) {
@@ -99,7 +107,7 @@ addcmd_queue(store_t *s, addcmd_t *a, const urllist_t *l, buf_t *line, buf_t *wh
 		schedule_create(s, &crawl, a->schedule, &sr);
 	} else if (rc == 0) {
 		store_put(s, &crawl);
-		put_snapshots(s, a, l, cid, now);
+		put_snapshots(s, buf_cstr(&tags), l, cid, now);
 	}
 	/* all or nothing (store.h): on failure no line of it is kept */
 	if (rc < 0 || store_unlock(s) < 0) {
@@ -111,6 +119,7 @@ addcmd_queue(store_t *s, addcmd_t *a, const urllist_t *l, buf_t *line, buf_t *wh
 	rec_free(&sr);
 	buf_free(&urls);
 	buf_free(&cfg);
+	buf_free(&tags);
 	free(cid);
 	rec_free(&crawl);
 	return rc;

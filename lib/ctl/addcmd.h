@@ -14,7 +14,11 @@
  *                    (65 for a bad value) and the message in why.
  *   addcmd_queue()   with the store open: the settings of abx.conf and the
  *                    environment checked (settings_check_global(): 78 and
- *                    "DIR: why"), then under the store lock, all or nothing
+ *                    "DIR: why"); the URLs archived already taken out of l,
+ *                    each said on stderr (archived.h), unless again or a
+ *                    schedule: when none is left, ADDCMD_NOTHING (1) and
+ *                    "nothing queued: ..." in why; then under the store
+ *                    lock, all or nothing
  *                    (store.h), the Crawl and a depth-0 Snapshot of each
  *                    URL, queued and due now (a snapshot's tags are the
  *                    crawl's and its own); with a schedule, the crawl is
@@ -39,13 +43,15 @@ typedef struct {
 	const char *tags;         /* --tag T,...: "" for none */
 	const char *plugins;      /* --plugins, or NULL */
 	const char *schedule;     /* --schedule CRON (a good one), or NULL */
+	int again;                /* --again: queue URLs archived already too */
 	rec_t config;             /* the crawl's own settings */
 	conf_t given;             /* the same, as a crawl's layer, to check */
 } addcmd_t;
 
 void addcmd_set(addcmd_t *a, const char *key, const char *value);
 int addcmd_check(addcmd_t *a, const char *dir, buf_t *why);
-int addcmd_queue(store_t *s, addcmd_t *a, const urllist_t *l, buf_t *line, buf_t *why);
+enum { ADDCMD_NOTHING = 1 };   /* every URL was archived already */
+int addcmd_queue(store_t *s, addcmd_t *a, urllist_t *l, buf_t *line, buf_t *why);
 void addcmd_free(addcmd_t *a);
 
 #endif

@@ -1,11 +1,13 @@
 /* sealcmd.c — abx-seal's work on one item: see sealcmd.h. */
 #include <stddef.h>
+#include <string.h>
 
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "ctl/sealcmd.h"
 #include "pack/pack.h"
 #include "seal/seal.h"
+#include "tick/outlinks.h"
 
 int
 sealcmd_find(store_t *s, const char *id, int packing, int *is_crawl, buf_t *why)
@@ -50,11 +52,40 @@ sealcmd_pack(store_t *s, const char *id, const char *file, int force, buf_t *why
 	return rc == SEAL_BADFORMAT || rc == SEAL_EXISTS || !s->err ? EX_CANTCREAT_ : s->err;
 }
 
+/*
+ * A snapshot finished by hand queues its outlinks as a tick would
+ * (outlinks.h), before it is sealed, as in a tick: the children are
+ * committed before their parent says it is done.  Only at its first seal,
+ * and only when its hooks ran (started, or results recorded): one sealing
+ * would refuse (SEAL_UNRUN, SEAL_PAUSED) queues nothing.  0, or the exit
+ * status with the message in why.
+ */
+static int
+queue_outlinks(store_t *s, const char *id, buf_t *why)
+{
+	rec_t r;
+	if (store_get(s, id, &r) < 0)
+		return 0;   /* the seal says what is wrong */
+	const char *hr = rec_raw(&r, "has_results");
+	int ran = rec_streq(&r, "status", "started") || (rec_streq(&r, "status", "queued") && hr &&
+	          strcmp(hr, "true") == 0);
+	int made = ran ? outlinks_by_hand(s, &r) : 0;
+	rec_free(&r);
+	if (made >= 0)
+		return 0;
+	buf_addf(why, "unable to queue the outlinks of snapshot %s, so it is not sealed: %s", id,
+	    s->errmsg);
+	return s->err ? s->err : EX_SOFT_;
+}
+
 int
 sealcmd_seal(store_t *s, const char *id, int is_crawl, ctl_emit_fn emit, void *arg, buf_t *why)
 {
 	rec_t out;
-	int rc = is_crawl ? seal_crawl(s, id, &out) : seal_snapshot(s, id, &out);
+	int rc = is_crawl ? 0 : queue_outlinks(s, id, why);
+	if (rc)
+		return rc;
+	rc = is_crawl ? seal_crawl(s, id, &out) : seal_snapshot(s, id, &out);
 	switch (rc) {
 	case SEAL_OK:
 		/* acknowledge after durable: a reseal's files too */

@@ -13,7 +13,11 @@
  *                    suffix, file exists, the error).
  *   sealcmd_seal()   the item sealed (the caller holds its lease): a
  *                    snapshot, or a crawl none of whose snapshots is
- *                    active.  Once sealed and durable (store_sync: a
+ *                    active.  A snapshot whose hooks ran (by hand: it is
+ *                    started, or queued with results) first has its
+ *                    outlinks queued, as a tick queues them (outlinks.h:
+ *                    the same rules, the same code); if that fails, 70 or
+ *                    the store's status, and it is not sealed.  Once sealed and durable (store_sync: a
  *                    reseal's files too) its record goes to emit, and a
  *                    crawl's site index (index.html) is rebuilt.  Returns
  *                    1 after a warning if it was not finished: a crawl with

@@ -7,6 +7,7 @@
 #include "base/json.h"
 #include "ctl/urllist.h"
 #include "net/url.h"
+#include "tick/tagset.h"
 
 /* Takes url, title and tags (malloc'd, any NULL). */
 static void
@@ -40,21 +41,16 @@ urllist_add(urllist_t *l, const char *where, long lineno, const char *url)
 	add_entry(l, where, lineno, xstrdup(url), NULL, NULL);
 }
 
-/* A record's "tags": a string, or a JSON array of tags joined with commas. */
+/* A record's "tags": a string, or a JSON array of strings; as a set
+ * (tagset.h), NULL if it has none. */
 static char *
 record_tags(const rec_t *r)
 {
-	char *tags = rec_str(r, "tags");
-	const char *raw = rec_raw(r, "tags");
-	if (!tags && raw && raw[0] == '[') {
-		buf_t b = {0};
-		size_t l = strlen(raw);
-		for (size_t i = 1; i + 1 < l; i++)
-			if (raw[i] != '"' && raw[i] != ' ')
-				buf_addc(&b, raw[i]);
-		tags = buf_cstr(&b);
-	}
-	return tags;
+	if (!rec_raw(r, "tags"))
+		return NULL;
+	buf_t t = {0};
+	tagset_add_field(&t, r, "tags");
+	return buf_cstr(&t);
 }
 
 void

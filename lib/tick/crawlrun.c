@@ -4,6 +4,10 @@
  * the seal); each concern of the loop is a file of its own (crawlrun_int.h
  * lists them).
  *
+ * The run's settings are the crawl's (outlinks_conf: built-in defaults,
+ * abx.conf, the environment, its own config), the ones abx-seal reads to
+ * queue the outlinks of a stage finished by hand.
+ *
  * The loop, each turn:
  *   1. watch (watch.c): the crawl's record, the snapshots' cancels, the
  *      timeout, the leases;
@@ -35,9 +39,6 @@
 #include "store/lease.h"
 #include "tick/crawlrun_int.h"
 #include "tick/progress.h"
-#include "tick/settings.h"
-
-extern char **environ;
 
 int
 crawlrun_unlock(crawlrun_t *cr, const char *fmt, ...)
@@ -67,23 +68,7 @@ crawlrun_may_start(const crawlrun_t *cr)
 	return !*cr->t->signals && !cr->paused && !cr->cancelled && !cr->stop_reason[0] && !cr->broken;
 }
 
-/* The run's settings: abx.conf, the environment, the crawl's own config. */
-static void
-load_conf(crawlrun_t *cr, const rec_t *crawl)
-{
-	conf_builtins(&cr->conf);
-	conf_load_file(&cr->conf, cr->t->s->dfd, "abx.conf");
-	conf_load_environ(&cr->conf, environ);
-	const char *cfg = rec_raw(crawl, "config");
-	buf_t why = {0};
-	if (cfg && settings_check_json(cfg, CONF_CRAWL, &why))
-		warnx_("crawl %s: %s; bad values are ignored", cr->cid, why.p);
-	buf_free(&why);
-	if (cfg)
-		conf_load_json(&cr->conf, cfg, CONF_CRAWL);
-}
-
-/* What the settings say of the run: slots, limits, filters, pacing. */
+/* What the settings say of the run: slots, limits, discovery, pacing. */
 static void
 apply_conf(crawlrun_t *cr, const rec_t *crawl)
 {
@@ -95,16 +80,11 @@ apply_conf(crawlrun_t *cr, const rec_t *crawl)
 	if (cr->slots < 1)
 		cr->slots = 1;
 	limits_conf(cr);
-	cr->max_depth = rec_int(crawl, "max_depth", 0);
-	urlfilter_init(&cr->filter, conf_get(&cr->conf, "URL_ALLOWLIST"), conf_get(&cr->conf, "URL_DENYLIST"));
+	outlinks_init(&cr->ol, &cr->conf, crawl);
 	hostpace_conf(&cr->conf, &cr->hp);
 	long long obey = 0;
 	conf_parse_robots(conf_get(&cr->conf, "ROBOTS_TXT"), &obey);
 	cr->robots = (int)obey;
-	char *seeds = rec_str(crawl, "urls");
-	scope_init(&cr->scope, scope_parse(conf_get(&cr->conf, "CRAWL_SCOPE")), seeds);
-	free(seeds);
-	urlfilter_zones(&cr->filter, crawl, conf_get(&cr->conf, "ALLOW_PRIVATE_NETWORKS"));
 }
 
 static crawlrun_t *
@@ -116,7 +96,7 @@ open_run(tick_t *t, const rec_t *crawl, int cfd)
 	char *cid = rec_str(crawl, "id");
 	memcpy(cr->cid, cid, ID_LEN + 1);
 	free(cid);
-	load_conf(cr, crawl);
+	outlinks_conf(&cr->conf, t->s->dfd, crawl);   /* abx.conf, the environment, its own */
 	apply_conf(cr, crawl);
 	return cr;
 }
@@ -195,9 +175,7 @@ conclude(crawlrun_t *cr)
 static void
 close_run(crawlrun_t *cr)
 {
-	urlset_free(&cr->seen);
-	urlfilter_free(&cr->filter);
-	scope_free(&cr->scope);
+	outlinks_free(&cr->ol);
 	hostcache_free(&cr->hosts);
 	robotsgate_free(cr);
 	conf_free(&cr->conf);
@@ -213,7 +191,7 @@ crawl_run(tick_t *t, rec_t *crawl, int cfd)
 	limits_load(cr, crawl);
 	t->crawls++;
 	if (t->verbose)
-		info("crawl %s started (max_depth %d, %d slots)", cr->cid, cr->max_depth, cr->slots);
+		info("crawl %s started (max_depth %d, %d slots)", cr->cid, cr->ol.max_depth, cr->slots);
 	int setup = family_has_hooks(cr, "CrawlSetup"), cleanup = family_has_hooks(cr, "CrawlCleanup");
 	heartbeat_t hb;   /* the crawl is live (heartbeat.h) from its setup to its cleanup */
 	char crel[64];

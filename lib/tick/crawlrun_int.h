@@ -25,7 +25,7 @@
 #include "net/robots.h"
 #include "net/scope.h"
 #include "tick/crawlrun.h"
-#include "tick/discover.h"
+#include "tick/outlinks.h"
 #include "tick/worker.h"
 
 #define RENEW_US (10 * 1000000LL)         /* leases renewed this often */
@@ -38,10 +38,8 @@ typedef struct {
 	char cid[ID_LEN + 1];
 	int cfd;
 	conf_t conf;
-	urlfilter_t filter;
-	urlset_t seen;           /* the URLs of the crawl's snapshots */
-	int slots, max_depth;
-	long max_urls;
+	outlinks_t ol;           /* discovery's rules, the crawl's URLs (outlinks.h) */
+	int slots;
 	long long max_size, total_size;
 	long timeout;
 	int64_t started_at;
@@ -57,7 +55,6 @@ typedef struct {
 	int64_t last_renew, last_check, last_sync;
 	hostpace_t hp;           /* host pacing (hostpace.h) */
 	hostcache_t hosts;       /* snapshot id -> host key */
-	scope_t scope;
 	int host_blocked;        /* due snapshots the last refill left to their hosts */
 	int64_t host_until;      /* the earliest a blocked host frees (0: unknown) */
 	int host_warned;
@@ -96,7 +93,8 @@ void crawlrun_broke(crawlrun_t *cr);
 int crawlrun_may_start(const crawlrun_t *cr);
 
 /* limits.c */
-/* Read CRAWL_MAX_URLS, CRAWL_MAX_SIZE and CRAWL_TIMEOUT from cr->conf. */
+/* Read CRAWL_MAX_SIZE and CRAWL_TIMEOUT from cr->conf (CRAWL_MAX_URLS is
+ * a rule of discovery: outlinks.h). */
 void limits_conf(crawlrun_t *cr);
 /* The crawl's "limits" field: its first run's time, the size so far, the
  * stop reason (cleared if its limit was raised or removed); saved now if
@@ -112,9 +110,8 @@ void limits_seal_queued(crawlrun_t *cr);
 long long limits_budget(const crawlrun_t *cr);
 
 /* seed.c */
-/* Read the URLs of the crawl's snapshots into cr->seen; if it has none,
- * queue its depth-0 snapshots from its urls.  Then the scope applies to
- * what is discovered. */
+/* Read the URLs of the crawl's snapshots into cr->ol.seen; if it has
+ * none, queue its depth-0 snapshots from its urls. */
 void seed_run(crawlrun_t *cr, const rec_t *crawl);
 
 /* watch.c */
@@ -176,7 +173,8 @@ void ended_requeue(tick_t *t, const char *id, const char *why, int64_t after);
 int backoff(crawlrun_t *cr, worker_t *w, const rec_t *snap, const char *dir);
 
 /* found.c */
-/* Queue the outlinks of snapshot r (w's) as the crawl's children. */
+/* Queue the outlinks of snapshot r (w's) as the crawl's children
+ * (outlinks_queue: the code abx-seal runs for a stage finished by hand). */
 void found_outlinks(crawlrun_t *cr, worker_t *w, rec_t *r);
 
 #endif

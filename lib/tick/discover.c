@@ -17,6 +17,7 @@
 #include "store/record.h"
 #include "net/scope.h"
 #include "net/url.h"
+#include "tick/tagset.h"
 
 static int
 is_domain_pattern(const char *p)
@@ -245,62 +246,8 @@ typedef struct {
 	long max_urls;
 	int depth, made;
 	char *crawl_id, *snap_id;
+	const char *tags;
 } discctx_t;
-
-/* One tag of a record, trimmed, added to the set t unless there. */
-static void
-tag_add(buf_t *t, const char *s, size_t n)
-{
-	while (n && (*s == ' ' || *s == '\t'))
-		s++, n--;
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-		n--;
-	if (!n || memchr(s, '\n', n))
-		return;
-	for (const char *p = t->p, *end = t->p + t->len; p && p < end;) {
-		const char *c = memchr(p, ',', end - p);
-		size_t l = c ? (size_t)(c - p) : (size_t)(end - p);
-		if (l == n && memcmp(p, s, n) == 0)
-			return;
-		p += l + 1;
-	}
-	if (t->len)
-		buf_addc(t, ',');
-	buf_add(t, s, n);
-}
-
-static int
-tag_each(const char *raw, size_t n, void *arg)
-{
-	buf_t s = {0};
-	if (n >= 2 && raw[0] == '"')
-		json_unescape(raw + 1, n - 2, &s);
-	if (s.len)
-		tag_add(arg, s.p, s.len);
-	buf_free(&s);
-	return 0;
-}
-
-/* The tags a discovered URL's record gives it, as a set in their order:
- * "tags" as "a,b" or ["a","b"].  Not its parent's: ArchiveBox tags a
- * discovered snapshot with what the record says (a bookmarks import gave
- * each child its parent's tags and its own, some twice, before). */
-static void
-record_tags(const rec_t *r, buf_t *t)
-{
-	const char *raw = rec_raw(r, "tags");
-	if (raw && raw[0] == '[') {
-		json_array_each(raw, tag_each, t);
-	} else if (raw && raw[0] == '"') {
-		char *v = rec_str(r, "tags");
-		for (char *p = v, *c; p; p = c ? c + 1 : NULL) {
-			c = strchr(p, ',');
-			tag_add(t, p, c ? (size_t)(c - p) : strlen(p));
-		}
-		free(v);
-	}
-	buf_cstr(t);
-}
 
 static void
 consider(discctx_t *d, rec_t *r)
@@ -319,8 +266,9 @@ consider(discctx_t *d, rec_t *r)
 		return;
 	}
 	char *title = rec_str(r, "title");
-	buf_t t = {0};
-	record_tags(r, &t);
+	buf_t t = {0};   /* the crawl's tags, then the record's (tagset.h) */
+	tagset_add(&t, d->tags);
+	tagset_add_field(&t, r, "tags");
 	rec_t child;
 	if (title && strlen(title) > 512)
 		title[512] = 0;
@@ -413,7 +361,7 @@ read_stdout_logs(discctx_t *d, int dfd, const char *pdir)
 
 int
 discover_children(store_t *s, const rec_t *snap, int max_depth, const urlfilter_t *f, urlset_t *seen,
-    long max_urls)
+    long max_urls, const char *tags)
 {
 	int depth = rec_int(snap, "depth", 0) + 1;
 	if (depth > max_depth)
@@ -425,7 +373,7 @@ discover_children(store_t *s, const rec_t *snap, int max_depth, const urlfilter_
 		return 0;
 	}
 	snprintf(dir, sizeof dir, "crawls/%s/%s", cid, sid);
-	discctx_t d = {s, snap, f, seen, max_urls, depth, 0, cid, sid};
+	discctx_t d = {s, snap, f, seen, max_urls, depth, 0, cid, sid, tags};
 	int fd = fs_opendir(s->dfd, dir);
 	DIR *dh = fd >= 0 ? fdopendir(fd) : NULL;
 	if (dh) {

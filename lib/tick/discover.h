@@ -16,8 +16,8 @@
  * urls.jsonl" (records with "url", optional "title" and "tags"), then the
  * "type":"Snapshot" records its hooks printed on stdout (<plugin>/
  * on_Snapshot__*.stdout.log up to 64 MiB, as abx-dl reads stdout); a
- * child's tags are its record's ("a,b" or a list) as a set, not its
- * parent's.  It drops the
+ * child's tags are the crawl's (tags), then its record's ("a,b" or a
+ * list), as a set (tagset.h), not its parent's.  It drops the
  * URLs already in the crawl (seen), filtered out, or past CRAWL_MAX_URLS,
  * and stages a queued snapshot at depth+1 for each of the rest (the caller
  * holds the store lock and commits).  Children deeper than the crawl's
@@ -66,6 +66,6 @@ void urlset_free(urlset_t *u);
 
 /* Stage the children of a finished snapshot; returns how many. */
 int discover_children(store_t *s, const rec_t *snap, int max_depth, const urlfilter_t *f,
-    urlset_t *seen, long max_urls);
+    urlset_t *seen, long max_urls, const char *tags);
 
 #endif

@@ -1,9 +1,10 @@
 /*
  * found.c — a snapshot's outlinks become its crawl's children: once its
  * worker ended well and its size is counted, the links its hooks found are
- * queued as snapshots one level deeper (discover.h: up to the crawl's
- * max_depth, through the URL filters and the crawl's scope, each URL once,
- * CRAWL_MAX_URLS at most), in one commit.  Nothing is discovered once a
+ * queued as snapshots one level deeper (outlinks.h, the code abx-seal runs
+ * for a stage finished by hand: up to the crawl's max_depth, through the
+ * URL filters and the crawl's scope, each URL once, CRAWL_MAX_URLS at
+ * most, tagged with the crawl's tags), in one commit.  Nothing is discovered once a
  * limit stopped the crawl, while it is paused or cancelled, or after the
  * store failed in the run; a commit that fails breaks the run (the
  * snapshot then runs again later: ended.c).
@@ -20,7 +21,7 @@ found_outlinks(crawlrun_t *cr, worker_t *w, rec_t *r)
 	if (cr->stop_reason[0] || cr->paused || cr->cancelled || cr->broken)
 		return;
 	store_lock(t->s);
-	int made = discover_children(t->s, r, cr->max_depth, &cr->filter, &cr->seen, cr->max_urls);
+	int made = outlinks_queue(&cr->ol, t->s, r);
 	if (crawlrun_unlock(cr, "unable to queue the outlinks of snapshot %s", w->id) < 0)
 		made = 0;
 	t->discovered += made;

@@ -1,7 +1,8 @@
 /*
  * limits.c — a crawl run's limits (ArchiveBox's, counted here for real):
  *
- *   CRAWL_MAX_URLS   caps the snapshots made (seed.c, found.c);
+ *   CRAWL_MAX_URLS   caps the snapshots made (seed.c, found.c: read by
+ *                    outlinks.h, the rules of discovery);
  *   CRAWL_MAX_SIZE   the bytes of every sealed snapshot's directory, summed
  *                    as each is sealed (ended.c); abx-hook is handed what
  *                    is left ($ABX_SIZE_BUDGET) and stops its hooks past it;
@@ -27,9 +28,6 @@
 void
 limits_conf(crawlrun_t *cr)
 {
-	long long n;
-	const char *v = conf_get(&cr->conf, "CRAWL_MAX_URLS");
-	cr->max_urls = v && conf_parse_count(v, &n) == 0 && n <= LONG_MAX ? (long)n : 0;
 	cr->max_size = parse_size(conf_get(&cr->conf, "CRAWL_MAX_SIZE"));
 	cr->timeout = conf_seconds(conf_get(&cr->conf, "CRAWL_TIMEOUT"), 0);
 }

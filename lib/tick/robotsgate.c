@@ -29,7 +29,7 @@ robots_of(crawlrun_t *cr, const char *key, const char *url)
 		if (strcmp(cr->rob[i].key, key) == 0)
 			return &cr->rob[i].r;
 	robots_t r;
-	unsigned zones = cr->filter.zones ? zonepolicy_allowed(cr->filter.zones) : NZ_ALL;
+	unsigned zones = cr->ol.filter.zones ? zonepolicy_allowed(cr->ol.filter.zones) : NZ_ALL;
 	if (robots_get(cr->t->s->dfd, key, url, &cr->conf, zones, &r) < 0) {
 		warnsys("crawl %s: unable to keep the robots.txt of %s in %s/hosts", cr->cid, key, cr->t->s->dir);
 		return NULL;

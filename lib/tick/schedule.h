@@ -6,7 +6,9 @@
  *    "is_enabled":true,"status":"queued","label":..,"last_run_at":..,
  *    "retry_at":<next run>,"created_at":..}
  * Its template is a sealed Crawl whose urls, config, max_depth and tags_str
- * each new crawl copies.  retry_at holds the next run time, so the active
+ * each new crawl copies; the copy's snapshots are made by its run (seed.c),
+ * so each period captures every URL again, archived or not (abx-add's
+ * check of archived URLs, archived.h, is abx-add's own).  retry_at holds the next run time, so the active
  * index finds due schedules at no cost.  When one is due, one crawl is
  * enqueued and the next run is computed from now: missed periods are not
  * back-filled.  Paused schedules carry the paused marker; cancelled ones

@@ -1,17 +1,19 @@
 /*
  * seed.c — where a crawl run starts from: the URLs of the snapshots the
- * crawl already has (read from its journal into cr->seen, so that nothing
- * is queued twice), and, for a crawl without snapshots, its depth-0
- * snapshots from its "urls" field: one a line, a URL or a JSON object
- * {"url", "title"}; blank lines and lines starting with "#" skipped; each
+ * crawl already has (read from its journal into cr->ol.seen, so that
+ * nothing is queued twice: outlinks_seen), and, for a crawl without
+ * snapshots (a schedule's copy, one added by hand), its depth-0 snapshots
+ * from its "urls" field: one a line, a URL or a JSON object {"url",
+ * "title", "tags"}; blank lines and lines starting with "#" skipped; each
  * URL in its canonical form (url.h), kept if the URL filters pass it
  * (URL_ALLOWLIST, URL_DENYLIST, private networks) and CRAWL_MAX_URLS is not
- * reached.  The seeds define the crawl's scope (CRAWL_SCOPE): it applies
- * to what is discovered from here on, not to them.
+ * reached (outlinks_seed_ok); each tagged with the crawl's tags, then its
+ * line's (tagset.h).  The seeds define the crawl's scope (CRAWL_SCOPE): it
+ * applies to what is discovered, not to them.
  *
  * A journal that cannot be read breaks the run (seeding then would queue
  * its URLs twice); one whose first snapshots cannot be committed leaves
- * cr->seen empty.
+ * cr->ol.seen empty.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,23 +22,12 @@
 #include "net/url.h"
 #include "store/record.h"
 #include "tick/crawlrun_int.h"
+#include "tick/tagset.h"
 
-static int
-collect_url(rec_t *r, void *arg)
-{
-	crawlrun_t *cr = arg;
-	if (rec_streq(r, "type", "Snapshot") && rec_streq(r, "crawl_id", cr->cid)) {
-		char *u = rec_str(r, "url");
-		if (u)
-			urlset_add(&cr->seen, u);
-		free(u);
-	}
-	return 0;
-}
-
-/* The URL and title of a line of the crawl's urls (either may be NULL). */
+/* The URL, title and tags of a line of the crawl's urls (url and title
+ * may be NULL; the line's tags are added to tags). */
 static void
-parse_line(const char *l, char **url, char **title)
+parse_line(const char *l, char **url, char **title, buf_t *tags)
 {
 	*url = *title = NULL;
 	if (*l == '{') {
@@ -44,6 +35,7 @@ parse_line(const char *l, char **url, char **title)
 		if (rec_parse(&r, l, strlen(l)) == 0) {
 			*url = rec_str(&r, "url");
 			*title = rec_str(&r, "title");
+			tagset_add_field(tags, &r, "tags");
 			rec_free(&r);
 		}
 	} else {
@@ -60,7 +52,7 @@ parse_line(const char *l, char **url, char **title)
 static void
 seed_snapshots(crawlrun_t *cr, const rec_t *crawl)
 {
-	char *urls = rec_str(crawl, "urls"), *tags = rec_str(crawl, "tags_str");
+	char *urls = rec_str(crawl, "urls");
 	if (!urls)
 		return;
 	store_t *s = cr->t->s;
@@ -72,33 +64,29 @@ seed_snapshots(crawlrun_t *cr, const rec_t *crawl)
 		if (!*l || *l == '#')
 			continue;
 		char *url, *title;
-		parse_line(l, &url, &title);
-		if (url && !urlset_has(&cr->seen, url) && urlfilter_pass(&cr->filter, url) &&
-		    (cr->max_urls <= 0 || (long)cr->seen.n < cr->max_urls)) {
+		buf_t tags = {0};
+		tagset_add(&tags, cr->ol.tags);
+		parse_line(l, &url, &title, &tags);
+		if (url && outlinks_seed_ok(&cr->ol, url)) {
 			rec_t snap;
-			record_snapshot(&snap, clock_now(), cr->cid, url, 0, NULL, title, tags);
+			record_snapshot(&snap, clock_now(), cr->cid, url, 0, NULL, title, buf_cstr(&tags));
 			store_put(s, &snap);
 			rec_free(&snap);
-			urlset_add(&cr->seen, url);
+			urlset_add(&cr->ol.seen, url);
 		}
 		free(url), free(title);
+		buf_free(&tags);
 	}
 	if (crawlrun_unlock(cr, "unable to queue its first snapshots") < 0)
-		urlset_free(&cr->seen), memset(&cr->seen, 0, sizeof cr->seen);
-	free(urls), free(tags);
+		urlset_free(&cr->ol.seen);
+	free(urls);
 }
 
 void
 seed_run(crawlrun_t *cr, const rec_t *crawl)
 {
-	store_t *s = cr->t->s;
-	char j[128];
-	store_crawl_journal(cr->cid, j, sizeof j);
-	unsigned nerr = s->nerr;
-	store_each(s, j, "\"Snapshot\"", collect_url, cr);
-	if (s->nerr != nerr)
+	if (outlinks_seen(&cr->ol, cr->t->s, cr->cid) < 0)
 		crawlrun_broke(cr);   /* unreadable: seeding now would queue its URLs twice */
-	else if (cr->seen.n == 0)
+	else if (cr->ol.seen.n == 0)
 		seed_snapshots(cr, crawl);
-	cr->filter.scope = &cr->scope;   /* for what is discovered; the seeds define it */
 }
