@@ -32,7 +32,7 @@
  * over a unix socket instead of the pipes (wfd and rfd are the socket),
  * and the keeper adds its own events: "Keeper.died" (the browser died;
  * params.why says how) marks c dead with that cause, as a closed pipe
- * does; the others go to on_event.
+ * does (c->told says the keeper said so); the others go to on_event.
  */
 #include <errno.h>
 #include <poll.h>
@@ -62,6 +62,7 @@ struct cdp {
 	long want;                      /* the id cdp_call waits for */
 	pid_t pid;                      /* the browser: its exit is its death */
 	int got, dead;
+	int told;                       /* the keeper said why it is dead */
 	rec_t reply;                    /* the reply to want, when got */
 	buf_t in;                       /* read, not yet a whole message */
 	char why[512];
@@ -129,7 +130,7 @@ cdp_dispatch(cdp_t *c, const char *p, size_t len)
 			}
 			snprintf(c->why, sizeof c->why, "%s", why ? why : "the kept chromium died");
 			free(why);
-			c->dead = 1;
+			c->dead = c->told = 1;
 		} else if (c->on_event)
 			c->on_event(c, method, &r, c->arg);
 		free(method);

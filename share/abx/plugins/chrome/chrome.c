@@ -358,6 +358,8 @@ load(const char *url, const strv_t *flags, int64_t deadline)
 		}
 		if (rc == -2 && !c.dead)
 			snprintf(c.why, sizeof c.why, "chromium stopped answering");
+		else if (rc == -2 && keeping && !c.told && !strncmp(c.why, "chromium closed its pipe", 24))
+			snprintf(c.why, sizeof c.why, "the keeper closed its connection: it died");
 		if (rc == 0 || rc == -1 || attempt == 1 || clock_mono() >= deadline)
 			break;
 		/* it died: once more, in a fresh browser */

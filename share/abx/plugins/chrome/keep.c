@@ -231,7 +231,8 @@ keep_died(keeper_t *k, const char *how)
 {
 	char lw[512], why[1024];
 	struct pollfd p = {k->bpfd, POLLIN, 0};
-	int exited = k->bpfd >= 0 && poll(&p, 1, 0) == 1;
+	/* its pipe closes as it exits, a moment before its pidfd says so */
+	int exited = k->bpfd >= 0 && poll(&p, 1, 1000) == 1;
 	browser_log_error(&k->b, lw, sizeof lw);
 	int code = keep_stop_browser(k, how);
 	if (exited)
@@ -573,7 +574,7 @@ keep_main(int argc, char **argv, volatile sig_atomic_t *stop, const sigset_t *ma
 		if (p[1].revents)
 			return keep_end(&k, "its worker is gone");
 		if (p[3].revents && keep_from_browser(&k) < 0)
-			keep_died(&k, "chromium closed its pipe (it died)");
+			keep_died(&k, "chromium closed its end of the pipe");
 		else if (p[2].revents && k.b.pid)
 			keep_died(&k, "chromium exited");
 		if (p[4].revents && k.cfd >= 0 && keep_from_client(&k) < 0)

@@ -38,6 +38,8 @@
 
 typedef struct {
 	int locksfd, dfd, lockfd;
+	long wpid;                     /* the worker: our parent */
+	long long wstart;              /* its start time */
 	char name[64];                 /* chrome.$ABX_WORKER */
 	const char *worker;
 	const char *argv0;
@@ -74,6 +76,7 @@ keep_open(keep_t *k, int64_t deadline, char *why, size_t wn)
 	    pid != (long)getppid() || proc_starttime((pid_t)pid) != start)
 		return -1;
 	k->worker = w;
+	k->wpid = pid, k->wstart = start;
 	snprintf(k->name, sizeof k->name, "chrome.%s", w);
 	if (!data || data[0] != '/') {
 		snprintf(why, wn, "DATA_DIR=%.300s is not an absolute path", data ? data : "");
@@ -189,10 +192,11 @@ keep_spawn(keep_t *k, char *why, size_t wn)
 			close(s);
 		return -1;
 	}
-	pid_t w = getppid();
-	int pfd = proc_pidfd(w);
-	if (pfd < 0 || getppid() != w) {
-		snprintf(why, wn, "cannot watch the worker %ld: %s", (long)w, pfd < 0 ? strerror(errno) : "it ended");
+	pid_t w = (pid_t)k->wpid;
+	int pfd = getppid() == w ? proc_pidfd(w) : -1;
+	if (pfd < 0 || getppid() != w || proc_starttime(w) != k->wstart) {
+		snprintf(why, wn, "cannot watch the worker %ld: %s", (long)w,
+		    getppid() != w || proc_starttime(w) != k->wstart ? "it ended" : strerror(errno));
 		if (pfd >= 0)
 			close(pfd);
 		close(s);
