@@ -17,6 +17,10 @@ command -v chromium >/dev/null 2>&1 || { echo "1..0 # SKIP chromium is not insta
 httpd_start --pages 8 --log "$T/req.log" || httpd_start --pages 8 --log "$T/req.log" ||
 	{ echo "1..0 # SKIP the test server did not start"; exit 0; }
 export CHROME_SANDBOX=false TIMEOUT=60
+# under the sanitizers, their reports (the keeper's stderr is its own
+# log, removed with it) go to files checked at the end
+[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$T/sanitizer"
+[ -n "${UBSAN_OPTIONS:-}" ] && export UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$T/sanitizer"
 
 # keepers DIR: the pids of DIR's keepers (cwd locks/chrome.*, ABX_KEPT set)
 keepers() {
@@ -67,6 +71,12 @@ crawl() {
 nbrowsers() { awk '{ print $2, $3 }' "$1.seen" | sort -u | grep -c .; }
 nkeepers() { awk '{ print $1 }' "$1.seen" | sort -u | grep -c .; }
 chrome() { abx-ls -d "$1" -k result --jsonl | jq -r "select(.plugin == \"chrome\") | .$2"; }
+# all_ok DIR N: N chrome results, all succeeded (else their errors, as diagnostics)
+all_ok() {
+	is "$(chrome "$1" status | sort | uniq -c | tr -s ' ')" " $2 succeeded" "the chrome hook succeeded for every page"
+	[ "$(chrome "$1" status | grep -c succeeded)" = "$2" ] ||
+		diag "$(abx-ls -d "$1" -k result --jsonl | jq -r 'select(.status != "succeeded") | "\(.status): \(.error) \(.notes)"')"
+}
 # kept DIR: the chromium pids the chrome hooks name on stderr, one a snapshot
 kept() { cat "$1"/crawls/*/*/chrome/on_Snapshot__29_chrome.stderr.log | sed -n 's/^chromium \([0-9]*\), kept by .*/\1/p'; }
 # nothing_left DIR: no process of DIR's, no keeper's directory, no lock held
@@ -96,7 +106,7 @@ gen() { for _i in "$@"; do echo "$BASE/gen/p$_i.html"; done; }
 
 # 1. six pages, one worker: one browser
 ok "a crawl of six pages at one slot" crawl "$T/a" $(gen 0 1 2 3 4 5)
-is "$(chrome "$T/a" status | sort | uniq -c | tr -s ' ')" " 6 succeeded" "the chrome hook succeeded for every page"
+all_ok "$T/a" 6
 ok "every snapshot has all its files and its page's title" titles_ok "$T/a"
 is "$(nkeepers "$T/a")" 1 "one keeper"
 is "$(nbrowsers "$T/a")" 1 "one browser for the six snapshots"
@@ -138,7 +148,7 @@ kp=$!
 ok "a crawl of four slow pages" crawl "$T/k" $(slow 1 2 3 4)
 wait "$kp"
 ok "the kept browser was killed during the second page ($(cat "$T/k.killed"))" test -s "$T/k.killed"
-is "$(chrome "$T/k" status | sort | uniq -c | tr -s ' ')" " 4 succeeded" "every page was captured all the same"
+all_ok "$T/k" 4
 like "$(chrome "$T/k" notes)" "chromium died during the capture \(chromium exited \(137\)" "the second's notes say its browser died"
 is "$(grep -c -x -e '/slow?s=3&i=2' "$T/req.log")" 2 "that page was asked for once more, not more"
 is "$(nbrowsers "$T/k")" 2 "two browsers in all: the one killed, and one started again"
@@ -151,7 +161,7 @@ kp=$!
 ok "a crawl of four slow pages" crawl "$T/q" $(slow 1 2 3 4)
 wait "$kp"
 ok "the keeper was killed during the second page ($(cat "$T/q.killed"))" test -s "$T/q.killed"
-is "$(chrome "$T/q" status | sort | uniq -c | tr -s ' ')" " 4 succeeded" "every page was captured all the same"
+all_ok "$T/q" 4
 like "$(chrome "$T/q" notes)" "chromium died during the capture" "the second's notes say its browser was lost"
 is "$(nkeepers "$T/q")" 2 "a second keeper took over"
 is "$(nbrowsers "$T/q")" 2 "with a browser of its own"
@@ -203,7 +213,10 @@ CHROME_KEEP=false
 export CHROME_KEEP
 crawl "$T/n" $(gen 6 7)
 unset CHROME_KEEP
-is "$(chrome "$T/n" status | sort | uniq -c | tr -s ' ')" " 2 succeeded" "CHROME_KEEP=false: the pages are captured"
+all_ok "$T/n" 2
 is "$(nkeepers "$T/n")$(kept "$T/n" | grep -c .)" 00 "by browsers of their own, no keeper"
+
+ok "no sanitizer report" test -z "$(cat "$T"/sanitizer* 2>/dev/null)"
+[ -z "$(cat "$T"/sanitizer* 2>/dev/null)" ] || diag "$(cat "$T"/sanitizer* | head -c 2000)"
 
 done_testing
