@@ -26,7 +26,7 @@ export CHROME_SANDBOX=false TIMEOUT=60
 keepers() {
 	for _p in $(procs_in "$1/locks"); do
 		case $(readlink "/proc/$_p/cwd" 2>/dev/null) in */locks/chrome.*) ;; *) continue ;; esac
-		{ tr '\0' '\n' <"/proc/$_p/environ"; } 2>/dev/null | grep -q '^ABX_KEPT=' && echo "$_p"
+		tr '\0' '\n' 2>/dev/null <"/proc/$_p/environ" | grep -q '^ABX_KEPT=' && echo "$_p"
 	done
 }
 # children PID: its children's pids
@@ -46,8 +46,10 @@ sample() {
 	while [ ! -e "$T/stop" ]; do
 		for _k in $(keepers "$1"); do
 			for _b in $(children "$_k"); do
-				_px=$({ tr '\0' '\n' <"/proc/$_b/cmdline"; } 2>/dev/null | grep -e '^--proxy-server=' | head -n 1)
-				echo "$_k $_b $(starttime "$_b") ${_px:-?}"
+				_px=$(tr '\0' '\n' 2>/dev/null <"/proc/$_b/cmdline" | grep -e '^--proxy-server=' | head -n 1)
+				_bs=$(starttime "$_b")
+				# (a process caught ending has no stat left)
+				[ -n "$_bs" ] && echo "$_k $_b $_bs ${_px:-?}"
 			done
 		done >>"$1.seen"
 		sleep 0.1
@@ -123,40 +125,41 @@ like "$px" '^--proxy-server=http://127\.0\.0\.1:[0-9]+$' "the kept browser's own
 is "$(grep -c -x -e '/gen/p[0-5]\.html' "$T/req.log")" 6 "each page was asked for once"
 
 # 2. the browser killed mid-crawl (slow pages): started again, the page retried
-# kill_when DIR PATTERN WHO: once PATTERN is in the server's log, kill -9 the
-# keeper's browser (WHO=browser) or the keeper (WHO=keeper); its pid to DIR.killed
+# kill_when DIR PATTERN WHO: once PATTERN is in the server's log, kill -9
+# the keeper's browser (WHO=browser) or the keeper (WHO=keeper) at once
+# (the keeper is looked for before); its pid to DIR.killed
 kill_when() {
 	: >"$1.killed"
+	_k=
 	_i=0
-	while [ $_i -lt 600 ] && [ ! -s "$1.killed" ]; do
-		if grep -q -e "$2" "$T/req.log"; then
-			for _k in $(keepers "$1"); do
-				if [ "$3" = keeper ]; then
-					kill -9 "$_k" && echo "$_k" >"$1.killed"
-				else
-					for _b in $(children "$_k"); do kill -9 "$_b" && echo "$_b" >"$1.killed"; done
-				fi
-			done
+	while [ $_i -lt 1200 ] && [ ! -s "$1.killed" ]; do
+		[ -n "$_k" ] && kill -0 "$_k" 2>/dev/null || _k=$(keepers "$1" | head -n 1)
+		if [ -n "$_k" ] && grep -q -e "$2" "$T/req.log"; then
+			if [ "$3" = keeper ]; then
+				kill -9 "$_k" && echo "$_k" >"$1.killed"
+			else
+				for _b in $(children "$_k"); do kill -9 "$_b" && echo "$_b" >"$1.killed"; done
+			fi
 		fi
-		sleep 0.1
+		sleep 0.05
 		_i=$((_i + 1))
 	done
 }
-slow() { for _i in "$@"; do echo "$BASE/slow?s=3&i=$_i"; done; }
-kill_when "$T/k" '^/slow?s=3&i=2$' browser &
+slow() { for _i in "$@"; do echo "$BASE/slow?s=5&i=$_i"; done; }
+kill_when "$T/k" '^/slow?s=5&i=2$' browser &
 kp=$!
 ok "a crawl of four slow pages" crawl "$T/k" $(slow 1 2 3 4)
 wait "$kp"
 ok "the kept browser was killed during the second page ($(cat "$T/k.killed"))" test -s "$T/k.killed"
 all_ok "$T/k" 4
 like "$(chrome "$T/k" notes)" "chromium died during the capture \(chromium exited \(137\)" "the second's notes say its browser died"
-is "$(grep -c -x -e '/slow?s=3&i=2' "$T/req.log")" 2 "that page was asked for once more, not more"
+is "$(grep -c -x -e '/slow?s=5&i=2' "$T/req.log")" 2 "that page was asked for once more, not more"
 is "$(nbrowsers "$T/k")" 2 "two browsers in all: the one killed, and one started again"
 is "$(nkeepers "$T/k")" 1 "by the one keeper"
 ok "the worker ended: nothing is left" nothing_left "$T/k"
 
 # 3. the keeper killed mid-crawl: a new one, with a new browser
-kill_when "$T/q" '^/slow?s=3&i=2$' keeper &
+kill_when "$T/q" '^/slow?s=5&i=2$' keeper &
 kp=$!
 ok "a crawl of four slow pages" crawl "$T/q" $(slow 1 2 3 4)
 wait "$kp"
@@ -172,12 +175,12 @@ abx-add -d "$T/w" --depth 0 --plugins chrome --config CRAWL_MAX_CONCURRENT_SNAPS
 : >"$T/req.log"
 abx-tick -d "$T/w" >"$T/w.out" 2>"$T/w.err" &
 tp=$!
-wait_for 120 grep -q -e '^/slow?s=3&i=6$' "$T/req.log"
+wait_for 120 grep -q -e '^/slow?s=5&i=6$' "$T/req.log"
 k=$(keepers "$T/w")
 b=$(children "$k")
 ok "a keeper ($k) and its browser ($b) run mid-crawl" test -n "$k" -a -n "$b"
 w=$(awk '{ print $4 }' "/proc/$k/stat" 2>/dev/null)
-like "$({ tr '\0' ' ' <"/proc/$w/cmdline"; } 2>/dev/null)" "abx-hook -d .* --serve" "its parent is the worker ($w)"
+like "$(tr '\0' ' ' 2>/dev/null <"/proc/$w/cmdline")" "abx-hook -d .* --serve" "its parent is the worker ($w)"
 kill -9 "$w"
 ok "the keeper ends with its worker" wait_for 30 sh -c "! kill -0 $k 2>/dev/null"
 ok "and so does its browser" wait_for 30 sh -c "! kill -0 $b 2>/dev/null"

@@ -426,10 +426,11 @@ keep_from_browser(keeper_t *k)
 	if (!last)
 		return 0;
 	size_t n = last + 1 - in->p;
-	if (k->cfd >= 0 && write_all(k->cfd, in->p, n) < 0)
-		keep_client_gone(k);
+	int lost = k->cfd >= 0 && write_all(k->cfd, in->p, n) < 0;
 	memmove(in->p, in->p + n, in->len - n);
 	in->len -= n;
+	if (lost)
+		keep_client_gone(k);   /* after: its clean-up reads the pipe */
 	return 0;
 }
 
