@@ -353,8 +353,12 @@ load(const char *url, const strv_t *flags, int64_t deadline)
 		if (got_sig)
 			interrupted();
 		if (keeping && rc != -2) {
-			int64_t end = clock_mono() + 2000000;
-			cap_dispose(&c, &cap, end < deadline ? end : deadline);
+			/* the context goes (the keeper would dispose of it anyway);
+			 * the capture's failure, if any, is what is said */
+			char why2[sizeof c.why];
+			memcpy(why2, c.why, sizeof why2);
+			cap_dispose(&c, &cap, clock_mono() + 2000000);
+			memcpy(c.why, why2, sizeof why2);
 		}
 		if (rc == -2 && !c.dead)
 			snprintf(c.why, sizeof c.why, "chromium stopped answering");
