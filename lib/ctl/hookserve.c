@@ -9,6 +9,7 @@
 
 #include "base/err.h"
 #include "base/exitcodes.h"
+#include "base/hookrun.h"
 #include "base/ids.h"
 #include "ctl/hookserve.h"
 #include "ctl/pluginsarg.h"
@@ -127,6 +128,11 @@ hook_serve(const char *dir, int in, FILE *out, const sigset_t *waitmask, volatil
 {
 	char *msg = xmalloc(MSG_MAX + 1);
 	int rc = 0;
+	/* this worker, for a hook that keeps a process up across its
+	 * snapshots (the chrome plugin's browser; phase.h, step 9) */
+	char w[48];
+	snprintf(w, sizeof w, "%ld.%lld", (long)getpid(), proc_starttime(getpid()));
+	setenv("ABX_WORKER", w, 1);
 	while (!*stop) {
 		struct pollfd p = {in, POLLIN, 0};
 		if (ppoll(&p, 1, NULL, waitmask) < 0) {
@@ -158,5 +164,6 @@ hook_serve(const char *dir, int in, FILE *out, const sigset_t *waitmask, volatil
 		}
 	}
 	free(msg);
+	phase_end_kept();
 	return *stop && !rc ? EX_TEMPFAIL_ : rc;
 }

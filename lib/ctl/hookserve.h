@@ -18,6 +18,11 @@
  * where N is the exit status `abx-hook ID` would have had.  The lease
  * descriptor is closed, never unlocked (the lock is the tick's too).
  *
+ * Its hooks get $ABX_WORKER, "PID.STARTTIME" of this process (its
+ * start time as /proc/PID/stat gives it): a hook may leave a process up
+ * for the worker's later snapshots (phase.h, step 9); such a process is
+ * ended (phase_end_kept) before hook_serve returns.
+ *
  * Between messages it waits with the signals of phase_signals()
  * unblocked: a signal, or a stop during a phase, ends the loop after that
  * snapshot's end line.  End of file ends it too.  Returns 0 at end of

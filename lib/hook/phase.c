@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,8 +176,55 @@ print_plan(phase_t *ph)
 	free(missing);
 }
 
+/* Is pid kept for this worker's later snapshots: does the environment it
+ * was exec'd with hold ABX_KEPT=<our $ABX_WORKER> (hookserve.h)? */
+static int
+kept(pid_t pid)
+{
+	const char *w = getenv("ABX_WORKER");
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%ld/environ", (long)pid);
+	int fd = w && *w ? open(path, O_RDONLY | O_CLOEXEC) : -1, found = 0;
+	buf_t b = {0};
+	if (fd >= 0 && fs_read_fd(fd, &b) == 0)
+		for (const char *e = buf_cstr(&b); e < b.p + b.len && !found; e += strlen(e) + 1)
+			found = !strncmp(e, "ABX_KEPT=", 9) && !strcmp(e + 9, w);
+	if (fd >= 0)
+		close(fd);
+	buf_free(&b);
+	return found;
+}
+
+void
+phase_end_kept(void)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	buf_t b = {0};
+	if (fd >= 0 && fs_read_fd(fd, &b) == 0) {
+		char *save = NULL;
+		for (char *t = strtok_r(buf_cstr(&b), " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
+			pid_t pid = atoi(t);
+			int pfd = pid > 1 && kept(pid) ? proc_pidfd(pid) : -1;
+			struct pollfd p = {pfd, POLLIN, 0};
+			if (pfd < 0 || kill(pid, SIGTERM) < 0 || poll(&p, 1, 5000) != 1)
+				kill(pid, SIGKILL);
+			if (pfd >= 0)
+				while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+					;
+			if (pfd >= 0)
+				close(pfd);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	buf_free(&b);
+}
+
 /* Kill the children left: descendants that escaped their group were
- * reparented to us (a subreaper).  Daemons left running are kept. */
+ * reparented to us (a subreaper).  Daemons left running are kept, and so
+ * is a process a hook left for this worker's later snapshots (kept). */
 static void
 reap_orphans(phase_t *ph)
 {
@@ -198,7 +246,7 @@ reap_orphans(phase_t *ph)
 			int keep = pid <= 1;
 			for (size_t i = 0; i < ph->nhooks && !keep; i++)
 				keep = ph->runs[i].p.state == PROC_DETACHED && ph->runs[i].p.pid == pid;
-			if (keep)
+			if (keep || kept(pid))
 				continue;
 			if (getpgid(pid) == pid)
 				killpg(pid, SIGKILL);

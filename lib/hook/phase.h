@@ -58,7 +58,10 @@
  *  9. if reap_orphans: kill every child left (descendants that moved to
  *     another session were reparented to us, a child subreaper), and clear
  *     the mark; without a subreaper the mark stays, and the next run ends
- *     what escaped.
+ *     what escaped.  A serving worker's child whose environment holds
+ *     ABX_KEPT=$ABX_WORKER (hookserve.h) is left: a hook started it to
+ *     serve the worker's later snapshots (the chrome plugin's kept
+ *     browser), and it ends itself when the worker does.
  * When $ABX_PROGRESS_FD names an fd, "start <hook_name>" is written to it as
  * each hook starts (abx-tick shows it).
  * If *stop becomes set (a signal), every running hook is stopped as at a
@@ -108,6 +111,10 @@ typedef struct {
 void phase_signals(void (*handler)(int), sigset_t *waitmask);
 
 int phase_run(store_t *s, const phase_opts_t *o);
+
+/* A serving worker's end: each child kept for it (step 9) gets SIGTERM
+ * and is waited for (SIGKILL after 5 s): it ends before the worker does. */
+void phase_end_kept(void);
 
 /* Is family one that phase_run runs? */
 int phase_family_valid(const char *family);

@@ -88,6 +88,9 @@ static const struct {
 	{"FS_UNSAFE_OK", check_bool, 0, "true or false"},
 	{"GROUP_READABLE", check_bool, 0, "true or false"},
 	{"HOST", check_host, 0, "a host name of 1 to 64 letters, digits, '_', '.' or '-'"},
+	/* the chrome plugin's kept browser (its chrome.c) */
+	{"CHROME_KEEP", check_bool, 0, "true or false"},
+	{"CHROME_KEEP_IDLE", conf_parse_seconds, 0, "whole seconds up to 2592000 (30 days), or 0: until the worker ends"},
 	{"<PLUGIN>_TIMEOUT", conf_parse_seconds, 1, "whole seconds from 1 to 2592000 (30 days)"},
 };
 

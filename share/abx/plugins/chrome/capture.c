@@ -4,7 +4,13 @@
  * cdp.c and warcwrite.c).
  *
  * capture_page(C, CP, URL, DEADLINE): over the pipe C (cdp.c),
- *  1. a new tab (Target.createTarget about:blank), attached in flat mode
+ *  0. with CP->proxy (a kept browser, keep.c: the snapshot's egress gate,
+ *     HOST:PORT), a browser context of its own (Target.createBrowserContext:
+ *     off the record, nothing shared with other snapshots' contexts), its
+ *     proxy the gate with loopback not bypassed ("<-loopback>"), into
+ *     CP->context; cap_dispose disposes of it, its tab with it;
+ *  1. a new tab (Target.createTarget about:blank, in that context if any),
+ *     attached in flat mode
  *     (Target.attachToTarget: its events and commands carry its sessionId);
  *     Page.enable, Network.enable (with buffers large enough that the
  *     bodies are still there at the end), the viewport CP->width x
@@ -69,7 +75,9 @@ typedef struct {
 
 typedef struct {
 	int width, height;
-	char *session, *loader;
+	const char *proxy;         /* a kept browser's: the gate, HOST:PORT */
+	char *context;             /* the browser context made for it */
+	char *target, *session, *loader;
 	int loaded, crashed;
 	int64_t loaded_at, last_net;
 	netreq_t *req;
@@ -86,11 +94,12 @@ cap_free(cap_t *cp)
 		free(r->id), free(r->url), free(r->method), free(r->reqhdr), free(r->post);
 		free(r->stext), free(r->resphdr), buf_free(&r->body);
 	}
-	free(cp->req), free(cp->session), free(cp->loader);
+	free(cp->req), free(cp->context), free(cp->target), free(cp->session), free(cp->loader);
 	buf_free(&cp->title), buf_free(&cp->dom), buf_free(&cp->png), buf_free(&cp->pdf);
 	int w = cp->width, h = cp->height;
+	const char *proxy = cp->proxy;
 	memset(cp, 0, sizeof *cp);
-	cp->width = w, cp->height = h;
+	cp->width = w, cp->height = h, cp->proxy = proxy;
 }
 
 /* The last request with requestId id, or NULL. */
@@ -131,12 +140,13 @@ static void
 cap_event(cdp_t *c, const char *method, const rec_t *msg, void *arg)
 {
 	cap_t *cp = arg;
-	if (!strcmp(method, "Target.targetCrashed") || !strcmp(method, "Inspector.targetCrashed")) {
+	(void)c;
+	if (!cp->session || !rec_streq(msg, "sessionId", cp->session))
+		return;   /* another tab's: a kept browser has served others */
+	if (!strcmp(method, "Inspector.targetCrashed")) {
 		cp->crashed = 1;
 		return;
 	}
-	if (!cp->session || !rec_streq(msg, "sessionId", cp->session))
-		return;
 	const char *raw = rec_raw(msg, "params");
 	rec_t p;
 	if (!raw || rec_parse(&p, raw, strlen(raw)) < 0)
@@ -241,19 +251,44 @@ capture_page(cdp_t *c, cap_t *cp, const char *url, int64_t deadline)
 	char params[512];
 	buf_t b = {0};
 
+	/* 0. its own context, through the gate */
+	if (cp->proxy) {
+		char *ps = xasprintf("http://%s", cp->proxy);
+		buf_adds(&b, "{\"proxyServer\":");
+		buf_json_strz(&b, ps);
+		buf_adds(&b, ",\"proxyBypassList\":\"<-loopback>\"}");
+		free(ps);
+		rc = cdp_call(c, NULL, "Target.createBrowserContext", buf_cstr(&b), deadline, &res);
+		buf_free(&b);
+		if (rc < 0)
+			return rc;
+		cp->context = rec_str(&res, "browserContextId");
+		rec_free(&res);
+		if (!cp->context) {
+			snprintf(c->why, sizeof c->why, "Target.createBrowserContext gave no browserContextId");
+			return -1;
+		}
+	}
 	/* 1. the tab */
-	if ((rc = cdp_call(c, NULL, "Target.createTarget", "{\"url\":\"about:blank\"}", deadline, &res)) < 0)
+	buf_adds(&b, "{\"url\":\"about:blank\"");
+	if (cp->context) {
+		buf_adds(&b, ",\"browserContextId\":");
+		buf_json_strz(&b, cp->context);
+	}
+	buf_adds(&b, "}");
+	rc = cdp_call(c, NULL, "Target.createTarget", buf_cstr(&b), deadline, &res);
+	buf_free(&b);
+	if (rc < 0)
 		return rc;
-	char *target = rec_str(&res, "targetId");
+	cp->target = rec_str(&res, "targetId");
 	rec_free(&res);
-	if (!target) {
+	if (!cp->target) {
 		snprintf(c->why, sizeof c->why, "Target.createTarget gave no targetId");
 		return -1;
 	}
 	buf_adds(&b, "{\"flatten\":true,\"targetId\":");
-	buf_json_strz(&b, target);
+	buf_json_strz(&b, cp->target);
 	buf_adds(&b, "}");
-	free(target);
 	rc = cdp_call(c, NULL, "Target.attachToTarget", buf_cstr(&b), deadline, &res);
 	buf_free(&b);
 	if (rc < 0)
@@ -368,6 +403,27 @@ capture_page(cdp_t *c, cap_t *cp, const char *url, int64_t deadline)
 		rec_free(&res);
 	}
 	return 0;
+}
+
+/* Dispose of the context capture_page made, and so of its tab: 0, or
+ * cdp_call's -1 or -2. */
+static int
+cap_dispose(cdp_t *c, cap_t *cp, int64_t deadline)
+{
+	if (!cp->context)
+		return 0;
+	buf_t b = {0};
+	rec_t res;
+	buf_adds(&b, "{\"browserContextId\":");
+	buf_json_strz(&b, cp->context);
+	buf_adds(&b, "}");
+	int rc = cdp_call(c, NULL, "Target.disposeBrowserContext", buf_cstr(&b), deadline, &res);
+	buf_free(&b);
+	if (rc == 0)
+		rec_free(&res);
+	free(cp->context);
+	cp->context = NULL;
+	return rc;
 }
 
 /* The main document's final response, or NULL. */

@@ -27,6 +27,12 @@
  * set) has exited: a browser whose pipe a child of its own still holds
  * open is dead all the same.  A message that is not one JSON object is
  * dropped.  Nothing here exits.
+ *
+ * Through a kept browser (keep.c, keepclient.c) the same messages come
+ * over a unix socket instead of the pipes (wfd and rfd are the socket),
+ * and the keeper adds its own events: "Keeper.died" (the browser died;
+ * params.why says how) marks c dead with that cause, as a closed pipe
+ * does (c->told says the keeper said so); the others go to on_event.
  */
 #include <errno.h>
 #include <poll.h>
@@ -56,6 +62,7 @@ struct cdp {
 	long want;                      /* the id cdp_call waits for */
 	pid_t pid;                      /* the browser: its exit is its death */
 	int got, dead;
+	int told;                       /* the keeper said why it is dead */
 	rec_t reply;                    /* the reply to want, when got */
 	buf_t in;                       /* read, not yet a whole message */
 	char why[512];
@@ -113,7 +120,18 @@ cdp_dispatch(cdp_t *c, const char *p, size_t len)
 		return;
 	char *method = rec_str(&r, "method");
 	if (method) {
-		if (c->on_event)
+		if (!strcmp(method, "Keeper.died")) {
+			const char *raw = rec_raw(&r, "params");
+			rec_t p;
+			char *why = NULL;
+			if (raw && rec_parse(&p, raw, strlen(raw)) == 0) {
+				why = rec_str(&p, "why");
+				rec_free(&p);
+			}
+			snprintf(c->why, sizeof c->why, "%s", why ? why : "the kept chromium died");
+			free(why);
+			c->dead = c->told = 1;
+		} else if (c->on_event)
 			c->on_event(c, method, &r, c->arg);
 		free(method);
 	} else if (c->want && rec_int(&r, "id", -1) == c->want && !c->got) {

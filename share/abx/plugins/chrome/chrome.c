@@ -5,7 +5,9 @@
  * on_Snapshot__29_chrome.bin beside this file, from this file and the
  * four it includes: cdp.c (the pipe protocol), warcwrite.c (WARC
  * records, base64), capture.c (the page's load and what is kept of it),
- * zonerules.c (the private zones, without the egress gate).
+ * zonerules.c (the private zones, without the egress gate), launch.c
+ * (starting and stopping chromium), keep.c and keepclient.c (a browser
+ * kept up across a serving worker's snapshots: `--keep`, below).
  *
  *   on_Snapshot__29_chrome.bin --url=URL      (cwd = <snapshot>/chrome/)
  *
@@ -22,29 +24,40 @@
  *    timeout is CHROME_TIMEOUT, else TIMEOUT, else 60 seconds; the browser
  *    gets 90% of it (at least 5 s), both attempts together.  The files of
  *    an earlier run (the names below, and .run) are removed first.
- * 1. chromium --headless --remote-debugging-pipe (cdp.c: its fds 3 and 4
- *    are our pipes), as the shell hooks' chrome_run starts it: GPU off,
- *    no first run, no background networking, component updates or sync,
- *    a fresh profile in a temp dir (removed after), the user agent
- *    $USER_AGENT else abx's, --ignore-certificate-errors when
- *    CHECK_SSL_VALIDITY is false, the window CHROME_WINDOW_SIZE (default
- *    1280,2000); its sandbox kept unless CHROME_SANDBOX is false or the
- *    hook runs as root (the result's notes then say why, as chrome_sandbox
- *    says it).  The network: with $ABX_GATE (abx-hook's egress gate,
+ * 1. The browser.  In a serving worker (abx-hook --serve: $ABX_WORKER
+ *    names our parent) whose snapshots go through the egress gate
+ *    ($ABX_GATE), and unless CHROME_KEEP is false: the worker's kept
+ *    browser (keep.c, keepclient.c), started by the first snapshot that
+ *    wants one and kept up for the next, each snapshot loading its page
+ *    in a browser context of its own whose proxy is its own gate; a
+ *    browser idle for CHROME_KEEP_IDLE seconds (default 60; 0: kept until
+ *    the worker ends) is stopped.  Otherwise (a one-shot worker, a hook run
+ *    by hand, a crawl that may enter every zone and so has no gate), or
+ *    if the kept one cannot be had (the notes say why): a browser of our
+ *    own for this snapshot, as the shell hooks' chrome_run starts one
+ *    (launch.c: --remote-debugging-pipe, GPU off, no first run, no
+ *    background networking, component updates or sync, a fresh profile
+ *    in a temp dir, removed after).  Both get the user agent $USER_AGENT
+ *    else abx's, --ignore-certificate-errors when CHECK_SSL_VALIDITY is
+ *    false, the window CHROME_WINDOW_SIZE (default 1280,2000), chromium's
+ *    sandbox unless CHROME_SANDBOX is false or the hook runs as root (the
+ *    result's notes then say why, as chrome_sandbox says it).  Our own
+ *    browser's network: with $ABX_GATE (abx-hook's egress gate,
  *    lib/net/gate.h), every connection through it (--proxy-server,
  *    loopback not bypassed, QUIC off, WebRTC kept to proxied
- *    connections).  Without a gate (the crawl may enter every zone, or a
- *    hook run by hand), --host-resolver-rules instead, as the shell hooks
- *    give theirs (zonerules.c).  Started in a
- *    session of its own: its whole process group is killed when done.
- *    Its stderr goes to a temp file; what is not D-Bus noise is copied to
- *    ours at the end.
+ *    connections); without a gate, --host-resolver-rules instead, as the
+ *    shell hooks give theirs (zonerules.c): those rules are the page's,
+ *    so such a browser is never kept.  It runs in a session of its own,
+ *    its whole process group killed when done; its stderr goes to a temp
+ *    file, and what is not D-Bus noise is copied to ours at the end.
  * 2. capture_page (capture.c): a tab, the page loaded once, then the
- *    title, the DOM, the screenshot, the PDF and the response bodies.  If
- *    the browser dies first (its pipe closes, the process ends, the
- *    renderer crashes), it is started once more (a fresh profile) and the
- *    page loaded once more: the result's notes say so.  A second death,
- *    or any other failure, is "failed" with the reason.
+ *    title, the DOM, the screenshot, the PDF and the response bodies (the
+ *    kept browser's context disposed of after).  If the browser dies
+ *    first (its pipe closes, the process ends, the renderer crashes, the
+ *    keeper dies), it is started once more (a fresh profile; a kept one
+ *    is replaced) and the page loaded once more: the result's notes say
+ *    so.  A second death, or any other failure, is "failed" with the
+ *    reason.
  * 3. Into the cwd, each written to a temp name (".NAME.PID", O_NOFOLLOW |
  *    O_CREAT | O_EXCL) and renamed: output.html (the DOM), screenshot.png,
  *    output.pdf, title.txt (if the page has a title), headers.json (the
@@ -56,13 +69,18 @@
  * 4. "succeeded", output_str the files' names (headers.json with the
  *    main document's status, the WARC with its count of responses).  No
  *    Snapshot record: the title hook's stays the snapshot's title.
- * SIGTERM or SIGINT kills the browser, removes the temp files and prints
- * a "failed" result, "interrupted by SIGTERM" (exit 143) or "by SIGINT"
+ * SIGTERM or SIGINT kills the browser (our own; a kept one disposes of
+ * our context when we are gone), removes the temp files and prints a
+ * "failed" result, "interrupted by SIGTERM" (exit 143) or "by SIGINT"
  * (130).
+ *
+ *   on_Snapshot__29_chrome.bin --keep NAME
+ * is the keeper itself (keep.c), as the hook starts it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +90,7 @@
 
 #include "base/alloc.h"
 #include "base/buf.h"
+#include "base/config.h"
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/spawn.h"
@@ -82,17 +101,19 @@
 #include "warcwrite.c"
 #include "capture.c"
 #include "zonerules.c"
+#include "launch.c"
+#include "keep.c"
+#include "keepclient.c"
 
-#define DEFAULT_UA "Mozilla/5.0 (compatible; abx/0.1; +https://github.com/ArchiveBox/ArchiveBox)"
-
-extern char **environ;
+#define KEEP_IDLE_DEFAULT 60     /* CHROME_KEEP_IDLE: seconds */
 
 static volatile sig_atomic_t got_sig;
 static sigset_t waitmask;          /* the mask while waiting: the signals let in */
-static char note[1024], tmpdir[4096], binpath[4096];
+static char note[1024], binpath[4096];
 static cap_t cap = {.width = 1280, .height = 2000};
-static pid_t browser;
-static int logfd = -1;
+static browser_t own = {.wfd = -1, .rfd = -1, .logfd = -1};   /* ours, when not kept */
+static keep_t kept = {.locksfd = -1, .dfd = -1, .lockfd = -1};
+static cdp_t c = {.wfd = -1, .rfd = -1};   /* to the browser: our own's pipes, or the keeper's socket */
 
 static const char *const outputs[] = {"output.html", "screenshot.png", "output.pdf", "title.txt",
                                       "headers.json", "capture.warc.gz", ".run", NULL};
@@ -103,59 +124,38 @@ on_signal(int sig)
 	got_sig = sig;
 }
 
-/* Kill the browser's process group, reap it, remove its profile. */
+/* A sentence more in the result's notes. */
 static void
-browser_stop(void)
+note_add(const char *fmt, ...)
 {
-	if (browser > 0) {
-		killpg(browser, SIGKILL);
-		kill(browser, SIGKILL);
-		waitpid(browser, NULL, 0);
-		browser = 0;
-	}
-	if (tmpdir[0]) {
-		char *slash = strrchr(tmpdir, '/');
-		*slash = 0;
-		int dfd = open(tmpdir[0] ? tmpdir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		*slash = '/';
-		if (dfd >= 0) {
-			fs_rmtree(dfd, slash + 1);
-			close(dfd);
-		}
-		tmpdir[0] = 0;
-	}
+	size_t k = strlen(note);
+	if (k && k + 2 < sizeof note)
+		k += snprintf(note + k, sizeof note - k, "; ");
+	va_list ap;
+	va_start(ap, fmt);
+	if (k < sizeof note)
+		vsnprintf(note + k, sizeof note - k, fmt, ap);
+	va_end(ap);
 }
 
-/* Chromium's stderr to ours, without a machine's D-Bus noise. */
+/* Let go of the browser: our pipes or the keeper's socket closed. */
 static void
-copy_log(void)
+conn_close(void)
 {
-	if (logfd < 0)
-		return;
-	buf_t b = {0};
-	hook_slurp(logfd, &b, 1 << 20);
-	const char *p = b.p ? b.p : "";
-	for (size_t i = 0; i < b.len;) {
-		const char *nl = memchr(p + i, '\n', b.len - i);
-		size_t e = nl ? (size_t)(nl - p) + 1 : b.len;
-		buf_t l = {0};
-		buf_add(&l, p + i, e - i);
-		const char *s = buf_cstr(&l);
-		if (!strstr(s, "ERROR:dbus/") && !strstr(s, "ERROR:bus.cc") && !strstr(s, "ERROR:object_proxy.cc"))
-			fwrite(l.p, 1, l.len, stderr);
-		buf_free(&l);
-		i = e;
-	}
-	buf_free(&b);
-	close(logfd);
-	logfd = -1;
+	if (c.rfd >= 0 && c.rfd != c.wfd)
+		close(c.rfd);
+	if (c.wfd >= 0)
+		close(c.wfd);
+	c.wfd = c.rfd = -1;
 }
 
 static noreturn void
 done(const char *status, const char *output_str, const char *error)
 {
-	browser_stop();
-	copy_log();
+	conn_close();
+	browser_stop(&own);
+	browser_copy_log(&own);
+	keep_close(&kept);
 	char err[2048];
 	if (note[0]) {
 		snprintf(err, sizeof err, "%s%s%s", error && *error ? error : "", error && *error ? "; " : "",
@@ -164,6 +164,7 @@ done(const char *status, const char *output_str, const char *error)
 	}
 	hook_print(status, output_str, error);
 	cap_free(&cap);
+	cdp_free(&c);
 	exit(hook_exit_code(status, got_sig));
 }
 
@@ -200,119 +201,56 @@ find_binary(const char *name)
 	return -1;
 }
 
-/* Start the browser: 0 and c's pipes, or -1 with why. */
-static int
-browser_start(cdp_t *c, const char *url, const char *sandbox_off, char *why, size_t wn)
+/* CHROME_KEEP_IDLE: seconds, 0 for as long as the worker lives. */
+static long
+keep_idle(void)
 {
-	const char *t = getenv("TMPDIR");
-	snprintf(tmpdir, sizeof tmpdir, "%s/abx-chrome.XXXXXX", t && *t ? t : "/tmp");
-	if (!mkdtemp(tmpdir)) {
-		snprintf(why, wn, "cannot create a profile dir in %s: %s", t && *t ? t : "/tmp", strerror(errno));
-		tmpdir[0] = 0;
-		return -1;
-	}
-	int to[2], from[2];
-	if (pipe2(to, O_CLOEXEC) < 0 || pipe2(from, O_CLOEXEC) < 0) {
-		snprintf(why, wn, "cannot make a pipe: %s", strerror(errno));
-		return -1;
-	}
-	if (logfd < 0)
-		logfd = hook_tmpfile();
-	const char *ua = getenv("USER_AGENT");
-	const char *gate = getenv("ABX_GATE");
-	const char *win = getenv("CHROME_WINDOW_SIZE");
-	const char *ssl = getenv("CHECK_SSL_VALIDITY");
-	char *profile = xasprintf("--user-data-dir=%s", tmpdir);
-	char *uaarg = xasprintf("--user-agent=%s", ua && *ua ? ua : DEFAULT_UA);
-	char *winarg = xasprintf("--window-size=%d,%d", cap.width, cap.height);
-	char *proxy = gate && *gate ? xasprintf("--proxy-server=http://%s", gate) : NULL;
-	buf_t rules = {0};
-	char *rulesarg = NULL;
-	if (!proxy) {
-		zone_rules(url, &rules);
-		if (rules.len)
-			rulesarg = xasprintf("--host-resolver-rules=%s", buf_cstr(&rules));
-		buf_free(&rules);
-	}
-	(void)win;
-	const char *argv[32];
-	int n = 0;
-	argv[n++] = binpath;
-	argv[n++] = "--headless";
-	if (sandbox_off)
-		argv[n++] = "--no-sandbox";
-	if (ssl && hook_false(ssl))
-		argv[n++] = "--ignore-certificate-errors";
-	if (proxy) {
-		argv[n++] = proxy;
-		argv[n++] = "--proxy-bypass-list=<-loopback>";
-		argv[n++] = "--disable-quic";
-		argv[n++] = "--force-webrtc-ip-handling-policy=disable_non_proxied_udp";
-	} else if (rulesarg) {
-		argv[n++] = rulesarg;
-	}
-	argv[n++] = "--disable-gpu";
-	argv[n++] = "--disable-dev-shm-usage";
-	argv[n++] = "--no-first-run";
-	argv[n++] = "--disable-background-networking";
-	argv[n++] = "--disable-component-update";
-	argv[n++] = "--disable-sync";
-	argv[n++] = "--remote-debugging-pipe";
-	argv[n++] = profile;
-	argv[n++] = uaarg;
-	argv[n++] = winarg;
-	argv[n++] = "about:blank";
-	argv[n] = NULL;
-	spawn_t sp;
-	spawn_init(&sp, binpath, (char *const *)argv, environ);
-	sp.fd[1] = logfd >= 0 ? logfd : 2;
-	sp.fd[2] = logfd >= 0 ? logfd : 2;
-	sp.fd[3] = to[0];
-	sp.fd[4] = from[1];
-	sp.nfd = 5;
-	sp.session = 1;
-	int e = spawn(&sp, &browser);
-	free(profile), free(uaarg), free(winarg), free(proxy), free(rulesarg);
-	close(to[0]);
-	close(from[1]);
-	if (e) {
-		browser = 0;
-		close(to[1]), close(from[0]);
-		snprintf(why, wn, "cannot run %.900s: %s", binpath, strerror(e));
-		return -1;
-	}
-	buf_free(&c->in);
-	memset(c, 0, sizeof *c);
-	c->wfd = to[1];
-	c->rfd = from[0];
-	c->on_event = cap_event;
-	c->arg = &cap;
-	c->mask = &waitmask;
-	c->stop = &got_sig;
-	c->pid = browser;
-	return 0;
+	const char *v = getenv("CHROME_KEEP_IDLE");
+	long long s;
+	if (!v || !*v)
+		return KEEP_IDLE_DEFAULT;
+	if (conf_parse_seconds(v, &s) == 0)
+		return (long)s;
+	fprintf(stderr, "CHROME_KEEP_IDLE=%.100s: want whole seconds up to 2592000 (30 days), or 0; %d used\n", v,
+	    KEEP_IDLE_DEFAULT);
+	return KEEP_IDLE_DEFAULT;
 }
 
-/* The last ERROR line of chromium's log that is not D-Bus's (nor its
- * pipe's end, which ours makes), into out. */
-static void
-log_error(char *out, size_t n)
+/* A browser of our own, with flags and the network's: 0, or -1 with why. */
+static int
+own_start(const strv_t *flags, const char *url, char *why, size_t wn)
 {
-	out[0] = 0;
-	if (logfd < 0)
-		return;
-	buf_t b = {0};
-	hook_slurp(logfd, &b, 1 << 20);
-	const char *p = buf_cstr(&b);
-	for (const char *l = p; l && *l;) {
-		const char *nl = strchr(l, '\n');
-		size_t len = nl ? (size_t)(nl - l) : strlen(l);
-		if (memmem(l, len, "ERROR", 5) && !memmem(l, len, "dbus", 4) && !memmem(l, len, "bus.cc", 6) &&
-		    !memmem(l, len, "object_proxy", 12) && !memmem(l, len, "devtools_pipe_handler", 21))
-			snprintf(out, n, "%.*s", (int)len, l);
-		l = nl ? nl + 1 : NULL;
+	const char *gate = getenv("ABX_GATE");
+	strv_t a = {0};
+	for (size_t i = 0; i < flags->n; i++)
+		strv_add(&a, flags->v[i]);
+	if (gate && *gate) {
+		char *proxy = xasprintf("--proxy-server=http://%s", gate);
+		strv_add(&a, proxy);
+		free(proxy);
+		strv_add(&a, "--proxy-bypass-list=<-loopback>");
+		strv_add(&a, "--disable-quic");
+		strv_add(&a, "--force-webrtc-ip-handling-policy=disable_non_proxied_udp");
+	} else {
+		buf_t rules = {0};
+		zone_rules(url, &rules);
+		if (rules.len) {
+			char *r = xasprintf("--host-resolver-rules=%s", buf_cstr(&rules));
+			strv_add(&a, r);
+			free(r);
+		}
+		buf_free(&rules);
 	}
-	buf_free(&b);
+	int rc = browser_launch(&own, &a, environ, why, wn);
+	strv_free(&a);
+	if (rc < 0)
+		return -1;
+	buf_free(&c.in);
+	memset(&c, 0, sizeof c);
+	c.wfd = own.wfd, c.rfd = own.rfd;   /* ours to close now */
+	own.wfd = own.rfd = -1;
+	c.pid = own.pid;
+	return 0;
 }
 
 /* The temp file .NAME.PID in the cwd, new (one a dead run left is
@@ -378,6 +316,71 @@ put_warc(char *msg, size_t mn)
 	return n;
 }
 
+/* 1, 2: the browser and the page, twice if it dies; the capture's code. */
+static int
+load(const char *url, const strv_t *flags, int64_t deadline)
+{
+	const char *gate = getenv("ABX_GATE"), *ck = getenv("CHROME_KEEP");
+	int keeping = gate && *gate && !(ck && *ck && hook_false(ck)), rc = -1;
+	char why[1024];
+	long idle = keep_idle();
+	kept.mask = &waitmask, kept.stop = &got_sig;
+	if (keeping && keep_open(&kept, deadline, why, sizeof why) < 0) {
+		keeping = 0;
+		if (why[0])
+			note_add("the worker's kept browser could not be used (%.400s): one started for this snapshot", why);
+	}
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (keeping && keep_connect(&kept, &c, flags, idle, attempt > 0, deadline, why, sizeof why) < 0) {
+			if (got_sig)
+				interrupted();
+			note_add("the worker's kept browser could not be used (%.400s): one started for this snapshot", why);
+			keeping = 0;
+			keep_close(&kept);
+		}
+		if (keeping) {
+			fprintf(stderr, "chromium %ld, kept by this worker (started for %s)\n", kept.pid,
+			    kept.started ? "this snapshot" : "an earlier one");
+			c.on_event = cap_event, c.arg = &cap;
+			cap.proxy = gate;
+		} else {
+			if (own_start(flags, url, why, sizeof why) < 0)
+				done("failed", why, why);
+			c.on_event = cap_event, c.arg = &cap, c.mask = &waitmask, c.stop = &got_sig;
+			cap.proxy = NULL;
+		}
+		rc = capture_page(&c, &cap, url, deadline);
+		if (got_sig)
+			interrupted();
+		if (keeping && rc != -2) {
+			/* the context goes (the keeper would dispose of it anyway);
+			 * the capture's failure, if any, is what is said */
+			char why2[sizeof c.why];
+			memcpy(why2, c.why, sizeof why2);
+			cap_dispose(&c, &cap, clock_mono() + 2000000);
+			memcpy(c.why, why2, sizeof why2);
+		}
+		if (rc == -2 && !c.dead)
+			snprintf(c.why, sizeof c.why, "chromium stopped answering");
+		else if (rc == -2 && keeping && !c.told && !strncmp(c.why, "chromium closed its pipe", 24))
+			snprintf(c.why, sizeof c.why, "the keeper closed its connection: it died");
+		if (rc == 0 || rc == -1 || attempt == 1 || clock_mono() >= deadline)
+			break;
+		/* it died: once more, in a fresh browser */
+		char lw[512] = "";
+		if (!keeping)
+			browser_log_error(&own, lw, sizeof lw);
+		note_add("chromium died during the capture (%.300s%s%.300s): started again, the page loaded once more",
+		    c.why, lw[0] ? "; " : "", lw);
+		fprintf(stderr, "chromium died during the capture (%s): starting it again\n", c.why);
+		conn_close();
+		browser_stop(&own);
+		browser_copy_log(&own);
+		cap_free(&cap);
+	}
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -396,8 +399,10 @@ main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &block, &waitmask);
 	sigdelset(&waitmask, SIGTERM);
 	sigdelset(&waitmask, SIGINT);
+	if (argc > 1 && !strcmp(argv[1], "--keep"))
+		return keep_main(argc, argv, &got_sig, &waitmask);
 
-	char msg[1024], why[1024];
+	char msg[1024];
 	hook_verdict_t v;
 	const char *url = hook_start(argc, argv, "CHROME", 1, &v);
 	if (!url)
@@ -416,14 +421,14 @@ main(int argc, char **argv)
 	    h <= 20000)
 		cap.width = w, cap.height = h;
 	const char *sandbox_off = NULL;
-	const char *sb = getenv("CHROME_SANDBOX");
+	const char *sb = getenv("CHROME_SANDBOX"), *ssl = getenv("CHECK_SSL_VALIDITY");
 	if (sb && hook_false(sb))
 		sandbox_off = "chromium ran without its sandbox: CHROME_SANDBOX is false";
 	else if (geteuid() == 0)
 		sandbox_off = "chromium ran without its sandbox: the hook runs as root, where chromium cannot "
 		              "have one (run abx as an unprivileged user: abx(7) SECURITY)";
 	if (sandbox_off) {
-		snprintf(note, sizeof note, "%s", sandbox_off);
+		note_add("%s", sandbox_off);
 		fprintf(stderr, "%s\n", sandbox_off);
 	}
 	for (int i = 0; outputs[i]; i++)
@@ -431,45 +436,28 @@ main(int argc, char **argv)
 	long timeout = hook_timeout("CHROME_TIMEOUT");
 	long budget = timeout * 9 / 10 > 5 ? timeout * 9 / 10 : 5;
 	int64_t deadline = clock_mono() + (int64_t)budget * 1000000;
+	bspec_t spec = {.bin = binpath, .ua = getenv("USER_AGENT"), .sandbox_off = sandbox_off != NULL,
+	                .insecure = ssl && hook_false(ssl), .width = cap.width, .height = cap.height};
+	strv_t flags = {0};
+	browser_flags(&flags, &spec);
+	kept.argv0 = argv[0];
 
-	/* 1, 2: the browser and the page, twice if it dies */
-	cdp_t c = {0};
-	int rc = -1;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		if (browser_start(&c, url, sandbox_off, why, sizeof why) < 0)
-			done("failed", why, why);
-		rc = capture_page(&c, &cap, url, deadline);
-		if (got_sig)
-			interrupted();
-		if (rc == -2 && !c.dead)
-			snprintf(c.why, sizeof c.why, "chromium stopped answering");
-		if (rc == 0 || rc == -1 || attempt == 1 || clock_mono() >= deadline)
-			break;
-		/* it died: once more, in a fresh browser */
-		char lw[512];
-		log_error(lw, sizeof lw);
-		size_t k = strlen(note);
-		snprintf(note + k, sizeof note - k, "%schromium died during the capture (%.300s%s%.300s): started again, the page loaded once more",
-		    k ? "; " : "", c.why, lw[0] ? "; " : "", lw);
-		fprintf(stderr, "chromium died during the capture (%s): starting it again\n", c.why);
-		close(c.wfd), close(c.rfd);
-		browser_stop();
-		cap_free(&cap);
-	}
-	close(c.wfd), close(c.rfd);
-	cdp_free(&c);
+	/* 1, 2 */
+	int rc = load(url, &flags, deadline);
+	strv_free(&flags);
+	conn_close();
+	keep_close(&kept);
 	if (rc < 0) {
 		char lw[512] = "";
 		if (rc == -2)
-			log_error(lw, sizeof lw);
+			browser_log_error(&own, lw, sizeof lw);
 		snprintf(msg, sizeof msg, "%s%.500s%s%.400s", rc == -2 ? "chromium died: " : "", c.why, lw[0] ? "; " : "", lw);
 		done("failed", msg, msg);
 	}
-	browser_stop();
-	if (cap.note[0]) {
-		size_t k = strlen(note);
-		snprintf(note + k, sizeof note - k, "%s%s", k ? "; " : "", cap.note);
-	}
+	cdp_free(&c);
+	browser_stop(&own);
+	if (cap.note[0])
+		note_add("%s", cap.note);
 
 	/* 3. the files */
 	buf_t files = {0}, hj = {0};

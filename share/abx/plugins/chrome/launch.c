@@ -1,0 +1,255 @@
+/*
+ * launch.c — one headless chromium over --remote-debugging-pipe, started
+ * and stopped: for the chrome hook's own browser (chrome.c) and for the
+ * kept one (keep.c), which include it after cdp.c.
+ *
+ *   strv_t a = {0};
+ *   browser_flags(&a, &spec);           the flags a snapshot asks for
+ *   strv_add(&a, "--proxy-server=...")  the network's, the caller's
+ *   browser_t b;
+ *   if (browser_launch(&b, &a, envp, why, sizeof why) < 0) ...
+ *   ... b.wfd (its fd 3), b.rfd (its fd 4), b.pid ...
+ *   browser_stop(&b);
+ *
+ * browser_flags: argv[0] the binary (spec->bin, a path), then the flags
+ * the shell hooks' chrome_run gives: --headless, --no-sandbox when
+ * spec->sandbox_off, --ignore-certificate-errors when spec->insecure, GPU
+ * off, no first run, no background networking, component updates or
+ * sync, the user agent spec->ua, the window spec->width x spec->height.
+ * Nothing about the network: the caller adds its own (chrome.c: the
+ * egress gate or the resolver rules; keep.c: a proxy nobody answers).
+ *
+ * browser_launch: the flags, then --remote-debugging-pipe, a fresh
+ * profile (--user-data-dir, a temp dir "abx-chrome.XXXXXX" in $TMPDIR,
+ * else /tmp) and about:blank; started by spawn() in a session of its own
+ * (its process group is its pid: browser_stop kills the group), with
+ * exactly envp, stdin /dev/null, stdout and stderr an unlinked temp file
+ * (b->logfd), its fds 3 and 4 our pipes.  0, or -1 with why.
+ *
+ * browser_stop: SIGKILL to the group and to the browser (a browser that
+ * exited on its own is a zombie until reaped here, so its pid, and its
+ * group's, are still its own), the browser reaped, the profile removed,
+ * the pipes closed; its exit code (spawn_code: 137 if our SIGKILL ended
+ * it), or -1 if none ran.  Harmless on a browser never started or
+ * already stopped.
+ *
+ * browser_log_error: the last ERROR line of its log that is not D-Bus's
+ * (a machine without a session bus) nor its pipe's end (which ours makes).
+ * browser_copy_log: the log to our stderr, without the D-Bus lines.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/fs.h"
+#include "base/spawn.h"
+#include "hook/hookcurl.h"
+
+#define DEFAULT_UA "Mozilla/5.0 (compatible; abx/0.1; +https://github.com/ArchiveBox/ArchiveBox)"
+
+typedef struct {
+	char **v;                /* NULL-terminated, each malloc'd */
+	size_t n;
+} strv_t;
+
+typedef struct {
+	const char *bin;         /* the binary, a path */
+	const char *ua;          /* NULL: abx's */
+	int sandbox_off, insecure;
+	int width, height;
+} bspec_t;
+
+typedef struct {
+	pid_t pid;               /* 0: none */
+	int wfd, rfd;            /* to its fd 3, from its fd 4 */
+	int logfd;               /* its stdout and stderr */
+	char profile[4096];      /* its --user-data-dir; "": none */
+} browser_t;
+
+static void
+strv_add(strv_t *a, const char *s)
+{
+	a->v = xrealloc(a->v, (a->n + 2) * sizeof *a->v);
+	a->v[a->n++] = xstrdup(s);
+	a->v[a->n] = NULL;
+}
+
+static void
+strv_free(strv_t *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	memset(a, 0, sizeof *a);
+}
+
+static void
+browser_flags(strv_t *a, const bspec_t *sp)
+{
+	static const char *const fixed[] = {"--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+	                                    "--disable-background-networking", "--disable-component-update",
+	                                    "--disable-sync", NULL};
+	strv_add(a, sp->bin);
+	strv_add(a, "--headless");
+	if (sp->sandbox_off)
+		strv_add(a, "--no-sandbox");
+	if (sp->insecure)
+		strv_add(a, "--ignore-certificate-errors");
+	for (int i = 0; fixed[i]; i++)
+		strv_add(a, fixed[i]);
+	char *s = xasprintf("--user-agent=%s", sp->ua && *sp->ua ? sp->ua : DEFAULT_UA);
+	strv_add(a, s);
+	free(s);
+	s = xasprintf("--window-size=%d,%d", sp->width, sp->height);
+	strv_add(a, s);
+	free(s);
+}
+
+/* Remove the profile directory, without following a link on the way. */
+static void
+profile_remove(char *profile)
+{
+	char *slash = strrchr(profile, '/');
+	if (!profile[0] || !slash)
+		return;
+	*slash = 0;
+	int dfd = open(profile[0] ? profile : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	*slash = '/';
+	if (dfd >= 0) {
+		fs_rmtree(dfd, slash + 1);
+		close(dfd);
+	}
+	profile[0] = 0;
+}
+
+static int
+browser_stop(browser_t *b)
+{
+	int st = 0, code = -1;
+	if (b->pid > 0) {
+		killpg(b->pid, SIGKILL);
+		kill(b->pid, SIGKILL);
+		while (waitpid(b->pid, &st, 0) < 0 && errno == EINTR)
+			;
+		code = spawn_code(st);
+		b->pid = 0;
+	}
+	if (b->wfd > 0)
+		close(b->wfd);
+	if (b->rfd > 0)
+		close(b->rfd);
+	b->wfd = b->rfd = -1;
+	profile_remove(b->profile);
+	return code;
+}
+
+static int
+browser_launch(browser_t *b, const strv_t *flags, char *const *envp, char *why, size_t wn)
+{
+	memset(b, 0, sizeof *b);
+	b->wfd = b->rfd = b->logfd = -1;
+	const char *t = getenv("TMPDIR");
+	snprintf(b->profile, sizeof b->profile, "%s/abx-chrome.XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(b->profile)) {
+		snprintf(why, wn, "cannot create a profile dir in %s: %s", t && *t ? t : "/tmp", strerror(errno));
+		b->profile[0] = 0;
+		return -1;
+	}
+	int to[2], from[2];
+	if (pipe2(to, O_CLOEXEC) < 0) {
+		snprintf(why, wn, "cannot make a pipe: %s", strerror(errno));
+		profile_remove(b->profile);
+		return -1;
+	}
+	if (pipe2(from, O_CLOEXEC) < 0) {
+		snprintf(why, wn, "cannot make a pipe: %s", strerror(errno));
+		close(to[0]), close(to[1]);
+		profile_remove(b->profile);
+		return -1;
+	}
+	b->logfd = hook_tmpfile();
+	strv_t a = {0};
+	for (size_t i = 0; i < flags->n; i++)
+		strv_add(&a, flags->v[i]);
+	strv_add(&a, "--remote-debugging-pipe");
+	char *prof = xasprintf("--user-data-dir=%s", b->profile);
+	strv_add(&a, prof);
+	free(prof);
+	strv_add(&a, "about:blank");
+	spawn_t sp;
+	spawn_init(&sp, a.v[0], a.v, envp);
+	sp.fd[1] = b->logfd >= 0 ? b->logfd : 2;
+	sp.fd[2] = b->logfd >= 0 ? b->logfd : 2;
+	sp.fd[3] = to[0];
+	sp.fd[4] = from[1];
+	sp.nfd = 5;
+	sp.session = 1;
+	int e = spawn(&sp, &b->pid);
+	close(to[0]);
+	close(from[1]);
+	if (e) {
+		snprintf(why, wn, "cannot run %.900s: %s", a.v[0], strerror(e));
+		strv_free(&a);
+		b->pid = 0;
+		close(to[1]), close(from[0]);
+		profile_remove(b->profile);
+		return -1;
+	}
+	strv_free(&a);
+	b->wfd = to[1];
+	b->rfd = from[0];
+	return 0;
+}
+
+/* A line of chromium's log that says nothing: a machine's missing D-Bus. */
+static int
+dbus_noise(const char *l, size_t len)
+{
+	return memmem(l, len, "dbus", 4) || memmem(l, len, "bus.cc", 6) || memmem(l, len, "object_proxy", 12);
+}
+
+static void
+browser_log_error(const browser_t *b, char *out, size_t n)
+{
+	out[0] = 0;
+	if (b->logfd < 0)
+		return;
+	buf_t s = {0};
+	hook_slurp(b->logfd, &s, 1 << 20);
+	const char *p = buf_cstr(&s);
+	for (const char *l = p; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		if (memmem(l, len, "ERROR", 5) && !dbus_noise(l, len) && !memmem(l, len, "devtools_pipe_handler", 21))
+			snprintf(out, n, "%.*s", (int)len, l);
+		l = nl ? nl + 1 : NULL;
+	}
+	buf_free(&s);
+}
+
+static void
+browser_copy_log(browser_t *b)
+{
+	if (b->logfd < 0)
+		return;
+	buf_t s = {0};
+	hook_slurp(b->logfd, &s, 1 << 20);
+	const char *p = buf_cstr(&s);
+	for (const char *l = p; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) + 1 : strlen(l);
+		if (!dbus_noise(l, len))
+			fwrite(l, 1, len, stderr);
+		l = nl ? nl + 1 : NULL;
+	}
+	buf_free(&s);
+	close(b->logfd);
+	b->logfd = -1;
+}
