@@ -19,7 +19,7 @@ so that fetchers that run side by side overlap:
 
 tunnel: through the proxy GATE (host:port), CONNECT to HOSTPORT, then in
 MODE "idle" send one GET /other and read its answer (the server spoke
-last), or in MODE "asking" send GET /slow?s=30 and read nothing (the
+last), or in MODE "asking" send GET /slow?s=8 and read nothing (the
 client spoke last); then write "ready" to STATEFILE, wait for the
 connection's end (60 s at most) and write "closed" (or "open") to it.
 """
@@ -107,7 +107,7 @@ def tunnel(gate, hostport, mode, state):
         got += b
     if not got.startswith(b"HTTP/1.1 200"):
         sys.exit("tunnel: the gate answered %r" % got[:200])
-    path = "/other" if mode == "idle" else "/slow?s=30"
+    path = "/other" if mode == "idle" else "/slow?s=8"
     s.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (path, hostport)).encode())
     if mode == "idle":
         got = b""
