@@ -137,7 +137,6 @@ int gate_pace_take(gate_ctx_t *g, int cfd, int listener, const gate_req_t *r, ga
 /* Does another connection wait for a slot of s's host? */
 int gate_pace_wanted(const gate_slot_t *s);
 void gate_pace_release(gate_slot_t *s);
-void gate_pace_free(gate_ctx_t *g);
 
 /* gatepeer.c */
 /* The uid owning the other end of cfd (a client on 127.0.0.1): 0, or -1

@@ -291,15 +291,3 @@ gate_pace_release(gate_slot_t *s)
 		close(s->waitfd);
 	s->fd = s->waitfd = -1;
 }
-
-void
-gate_pace_free(gate_ctx_t *g)
-{
-	for (gate_pacehost_t *h = g->pace_hosts, *next; h; h = next) {
-		next = h->next;
-		close(h->fd);
-		free(h->key);
-		free(h);
-	}
-	g->pace_hosts = NULL;
-}
