@@ -35,8 +35,8 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
-#include "net/hostpace.h"
 #include "net/gate_int.h"
+#include "net/hostpace.h"
 #include "net/netzone.h"
 
 #define RELAY_BUF 65536
