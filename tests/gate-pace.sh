@@ -57,13 +57,13 @@ ok "without the limit the fetchers overlap ($(cat "$T/eight.max") at once): the 
 abx-add -d "$T/h" --depth 0 "$BASE/other" >/dev/null
 KEY="127.0.0.1%3A$P"
 # gate NAME FD [ARGS]: start abx-gate --pace 1 --data $T/h, its stdin a
-# fifo held open on FD; its address in $G, its pid in $NAME_pid
+# fifo held open on FD; its address in $G, its pid in $GPID
 gate() {
 	_g=$1 _gfd=$2
 	shift 2
 	mkfifo "$T/$_g.in"
 	abx-gate --allow loopback --pace 1 --data "$T/h" "$@" <"$T/$_g.in" >"$T/$_g.out" 2>"$T/$_g.err" &
-	eval "${_g}_pid=\$!"
+	GPID=$!
 	eval "exec $_gfd>\"\$T/\$_g.in\""
 	_i=0
 	while [ ! -s "$T/$_g.out" ] && [ $_i -lt 200 ]; do sleep 0.05; _i=$((_i + 1)); done
@@ -102,7 +102,7 @@ is "$(cat "$T/tun1")" closed "the idle tunnel was closed to make room"
 
 # a tunnel whose client asked last (waiting for an answer) keeps it
 gate c 7 --pace-wait 2
-GC=$G
+GC=$G c_pid=$GPID
 python3 "$TOP/tests/lib/pacesite.py" tunnel "$GC" "127.0.0.1:$P" asking "$T/tun2" 2>"$T/tun2.err" &
 tun=$!
 until_has "$T/tun2" ready
@@ -113,7 +113,7 @@ wait "$c_pid"
 
 # kill -9 of a gate holding a slot frees it
 gate d 8 --pace-wait 30
-GD=$G
+GD=$G d_pid=$GPID
 child=$(tr -d ' ' <"/proc/$d_pid/task/$d_pid/children")
 code "$GD" "/slow?s=20" >/dev/null &
 held=$!
