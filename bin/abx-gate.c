@@ -6,7 +6,9 @@
  * addresses go to stdout, "127.0.0.1:PORT" a line, flushed.  Then, until
  * SIGTERM (or SIGINT) or the end of stdin, the refusals the gate logs are
  * copied to stdout as JSON lines, a tenth of a second or less after each.
- * The gate itself is the library's: net/gate.h.
+ * With --pace and --data, it paces its connections a host with every
+ * other gate on that data directory.  The gate itself is the library's:
+ * net/gate.h.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,16 +24,27 @@
 #include "base/exitcodes.h"
 #include "base/sigreset.h"
 #include "net/gate.h"
+#include "net/hostpace.h"
 #include "net/netzone.h"
 
 static const char options[] =
-    "  --allow ZONES   the zones let through besides public: zone names, or true (default: none)\n"
-    "  --page URL      the page's URL: its refusals and its redirects' are \"page\":true\n"
-    "  --listen N      listen on N ports (default 1)\n"
-    "  -h, --help      print this help and exit\n"
-    "  --version       print the version and exit\n";
-static const char usage[] = "abx-gate [--allow ZONES] [--page URL] [--listen N]";
+    "  --allow ZONES    the zones let through besides public: zone names, or true (default: none)\n"
+    "  --page URL       the page's URL: its refusals and its redirects' are \"page\":true\n"
+    "  --listen N       listen on N ports (default 1)\n"
+    "  --pace N         at most N connections to a host at once (1 to 64), with --data\n"
+    "  --data DIR       the data directory whose locks/ counts them, with every gate on it\n"
+    "  --pace-wait S    how long a connection waits for one, 1 to 3600 seconds (default 60)\n"
+    "  -h, --help       print this help and exit\n"
+    "  --version        print the version and exit\n";
+static const char usage[] = "abx-gate [--allow ZONES] [--page URL] [--listen N] [--pace N --data DIR [--pace-wait S]]";
 static volatile sig_atomic_t stop;
+
+typedef struct {
+	unsigned allow;
+	const char *page;
+	long n, serve, parent;
+	gate_pace_t pace;
+} opts_t;
 
 static void on_stop(int sig) { stop = sig; }
 
@@ -43,39 +56,50 @@ print(void *ctx, const gate_refusal_t *r)
 	buf_json_strz(&b, r->url);
 	buf_adds(&b, ",\"host\":");
 	buf_json_strz(&b, r->host);
-	buf_addf(&b, ",\"address\":\"%s\",\"zone\":\"%s\",\"page\":%s}", r->address, r->zone, r->page ? "true" : "false");
+	if (r->paced)
+		buf_addf(&b, ",\"paced\":%d,\"page\":%s}", r->paced, r->page ? "true" : "false");
+	else
+		buf_addf(&b, ",\"address\":\"%s\",\"zone\":\"%s\",\"page\":%s}", r->address, r->zone,
+		    r->page ? "true" : "false");
 	cli_out(b.p, b.len);
 	buf_free(&b);
 }
 
-int
-main(int argc, char **argv)
+/* A number from lo to hi, or a usage error naming the option. */
+static long
+number(const char *opt, const char *s, long lo, long hi)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		cli_usage_err(usage, "%s: not a number from %ld to %ld: %s", opt, lo, hi, s);
+	return v;
+}
+
+static void
+parse(int argc, char **argv, opts_t *o)
 {
 	static const struct option longopts[] = {
 		CLI_VERSION_OPT, {"allow", required_argument, 0, 'a'}, {"page", required_argument, 0, 'p'},
 		{"listen", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'},
+		{"pace", required_argument, 0, 'c'}, {"data", required_argument, 0, 'd'},
+		{"pace-wait", required_argument, 0, 'w'},
 		{"serve", required_argument, 0, 's'}, {"parent", required_argument, 0, 'P'}, {0, 0, 0, 0},
 	};
-	err_init(argv[0]);
-	sig_reset();
-	unsigned allow = 0;
-	const char *page = NULL;
-	char *end;
-	long n = 1, serve = 0, parent = 0;
 	for (int c; (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1;) {
 		switch (c) {
 		case 'a':
-			if (netzone_parse_allow(optarg, &allow) < 0)
+			if (netzone_parse_allow(optarg, &o->allow) < 0)
 				cli_usage_err(usage, "--allow: not zone names or a boolean: %s", optarg);
 			break;
-		case 'p': page = optarg; break;
-		case 'n':
-			n = strtol(optarg, &end, 10);
-			if (*end || n < 1 || n > 1024)
-				cli_usage_err(usage, "--listen: not a number from 1 to 1024: %s", optarg);
-			break;
-		case 's': serve = strtol(optarg, &end, 10); break;   /* gate_start's, gate.h */
-		case 'P': parent = strtol(optarg, &end, 10); break;
+		case 'p': o->page = optarg; break;
+		case 'n': o->n = number("--listen", optarg, 1, 1024); break;
+		case 'c': o->pace.max = (int)number("--pace", optarg, 1, HOSTPACE_SLOTS_MAX); break;
+		case 'd': o->pace.dir = optarg; break;
+		case 'w': o->pace.wait = (int)number("--pace-wait", optarg, 1, 3600); break;
+		case 's': o->serve = number("--serve", optarg, 1, GATE_MAX_LISTENERS); break;   /* gate_start's, gate.h */
+		case 'P': o->parent = number("--parent", optarg, 1, 1L << 30); break;
 		case 'h': cli_help(usage, options);
 		case CLI_VERSION: cli_version();
 		default: cli_usage(usage);
@@ -83,14 +107,35 @@ main(int argc, char **argv)
 	}
 	if (optind < argc)
 		cli_usage_err(usage, "no operands: %s", argv[optind]);
-	if (serve > 0 && gate_serve_fds((int)serve, allow, page, (pid_t)parent) < 0)
-		diesys(EX_SOFT_, "--serve %ld: the gate cannot start", serve);
+	if (!o->pace.max != !o->pace.dir)
+		cli_usage_err(usage, "--pace and --data go together: the number, and the data directory that counts");
+	if (o->pace.wait && !o->pace.max)
+		cli_usage_err(usage, "--pace-wait needs --pace");
+}
+
+int
+main(int argc, char **argv)
+{
+	err_init(argv[0]);
+	sig_reset();
+	opts_t o = {0, NULL, 1, 0, 0, {0, NULL, 0}};
+	parse(argc, argv, &o);
+	const gate_pace_t *pace = o.pace.max ? &o.pace : NULL;
+	const char *why = "";
+	if (o.serve > 0 && gate_serve_fds((int)o.serve, o.allow, o.page, (pid_t)o.parent, pace, &why) < 0) {
+		if (*why)
+			diesys(EX_SOFT_, "--serve: --data %s: %s", o.pace.dir, why);
+		diesys(EX_SOFT_, "--serve %ld: the gate cannot start", o.serve);
+	}
 	struct sigaction sa = {.sa_handler = on_stop};
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	gate_t g;
-	if (gate_start(&g, (int)n, allow, page) < 0)
+	if (gate_start(&g, (int)o.n, o.allow, o.page, pace, &why) < 0) {
+		if (*why)
+			diesys(EX_USAGE_, "--data %s: %s", o.pace.dir, why);
 		diesys(EX_SOFT_, "cannot start the gate");
+	}
 	for (int i = 0; i < g.n; i++)
 		printf("127.0.0.1:%d\n", g.port[i]);
 	fflush(stdout);

@@ -4,12 +4,16 @@
  *
  *  1. phase_gate_start, before the first hook starts: the zones the crawl
  *     may enter (zonepolicy.h: public, the zones of the crawl's seeds, and
- *     what ALLOW_PRIVATE_NETWORKS allows); if that is every zone there is
- *     nothing to check and no gate is started.  Else a gate with one
- *     listener a hook, on 127.0.0.1 (past GATE_MAX_LISTENERS hooks, the
- *     rest share the last one, and its refusals are told to the first of
- *     them).  A gate that cannot start fails the
- *     phase before any hook runs (exit 75): no hook fetches unchecked.
+ *     what ALLOW_PRIVATE_NETWORKS allows), and its HOST_MAX_CONCURRENT
+ *     (hostpace_conf), the connections a host the gate lets be open at
+ *     once, counted in the data directory's locks/ with every other gate
+ *     on it (gate.h "Pacing"; the gate is told --pace N --data DIR, and
+ *     checks them).  A gate is started even for a crawl that may enter
+ *     every zone: it paces.  It has one listener a hook, on 127.0.0.1
+ *     (past GATE_MAX_LISTENERS hooks, the rest share the last one, and its
+ *     refusals are told to the first of them).  A gate that cannot start
+ *     fails the phase before any hook runs (exit 75): no hook fetches
+ *     unchecked or unpaced.
  *  2. phase_gate_env, as a hook is spawned: its environment points every
  *     proxy variable at its own listener, http_proxy, https_proxy,
  *     HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and all_proxy =
@@ -23,7 +27,9 @@
  *     refused N connections: URL (ZONE), ..."; the first 3 named), and if
  *     one of them was the page's own fetch (gate.h "The page"), its zone
  *     is returned: the result records it as "network_zone", and the seal
- *     says sealed_reason "network_zone" (seal.c).
+ *     says sealed_reason "network_zone" (seal.c).  The connections pacing
+ *     gave up on (503) are a note of their own ("the egress gate gave up
+ *     N connections ... HOST_MAX_CONCURRENT=M ..."), never a zone.
  *  4. phase_gate_stop, after the last hook (and before the orphans are
  *     reaped, which would kill it): the gate is stopped and reaped.  A
  *     CrawlSetup daemon left running loses its gate with the phase: its
@@ -36,6 +42,7 @@
 
 #include "base/err.h"
 #include "hook/phase_int.h"
+#include "net/hostpace.h"
 #include "net/netzone.h"
 
 #define NOTE_NAMED 3
@@ -53,12 +60,20 @@ phase_gate_start(phase_t *ph)
 	ph->gate_notes = xcalloc(ph->nhooks + 1, sizeof(buf_t));
 	ph->gate_count = xcalloc(ph->nhooks + 1, sizeof(int));
 	ph->gate_zone = xcalloc(ph->nhooks + 1, sizeof(char *));
-	if ((allow & NZ_ALL & ~(1u << NZ_FILE)) == (NZ_ALL & ~(1u << NZ_FILE)))
-		return 0;
+	ph->gate_paced = xcalloc(ph->nhooks + 1, sizeof(buf_t));
+	ph->gate_npaced = xcalloc(ph->nhooks + 1, sizeof(int));
+	hostpace_t hp;
+	hostpace_conf(&ph->conf, &hp);
+	gate_pace_t pace = {hp.max_concurrent, ph->data_abs, 0};
 	int n = ph->nhooks < GATE_MAX_LISTENERS ? (int)ph->nhooks : GATE_MAX_LISTENERS;
-	if (gate_start(&ph->gate, n, allow, ph->snapshot ? ph->url : NULL) < 0) {
-		errorx("%s %s: the egress gate could not start, so no hook runs: %s", ph->o->family, ph->o->id,
-		    strerror(errno));
+	const char *why = "";
+	if (gate_start(&ph->gate, n, allow, ph->snapshot ? ph->url : NULL, &pace, &why) < 0) {
+		const char *e = strerror(errno);
+		if (*why)
+			errorx("%s %s: the egress gate could not start, so no hook runs: data directory %s: %s: %s",
+			    ph->o->family, ph->o->id, ph->data_abs, why, e);
+		else
+			errorx("%s %s: the egress gate could not start, so no hook runs: %s", ph->o->family, ph->o->id, e);
 		return -1;
 	}
 	return 0;
@@ -94,11 +109,30 @@ take(void *arg, const gate_refusal_t *g)
 	if (g->listener < 0 || (size_t)g->listener >= ph->nhooks)
 		return;
 	size_t i = (size_t)g->listener;
+	if (g->paced) {
+		if (++ph->gate_npaced[i] <= NOTE_NAMED)
+			buf_addf(&ph->gate_paced[i], "%s%s", ph->gate_npaced[i] > 1 ? ", " : "", g->url);
+		return;
+	}
 	if (++ph->gate_count[i] <= NOTE_NAMED)
 		buf_addf(&ph->gate_notes[i], "%s%s (%s, %s)", ph->gate_count[i] > 1 ? ", " : "", g->url,
 		    g->address, g->zone);
 	if (g->page && !ph->gate_zone[i])
 		ph->gate_zone[i] = xstrdup(g->zone);
+}
+
+/* The note of the connections pacing gave up on for hook i. */
+static void
+paced_note(phase_t *ph, size_t i, buf_t *notes)
+{
+	int n = ph->gate_npaced[i];
+	hostpace_t hp;
+	hostpace_conf(&ph->conf, &hp);
+	if (notes->len)
+		buf_adds(notes, "; ");
+	buf_addf(notes, "the egress gate gave up %d connection%s after waiting %d s for their host, which had "
+	    "HOST_MAX_CONCURRENT=%d connections open from abx's fetchers all that time: %s%s", n, n == 1 ? "" : "s",
+	    GATE_PACE_WAIT, hp.max_concurrent, buf_cstr(&ph->gate_paced[i]), n > NOTE_NAMED ? ", ..." : "");
 }
 
 const char *
@@ -110,14 +144,16 @@ phase_gate_note(phase_t *ph, run_t *r, buf_t *notes)
 		warnx_("%s %s: the egress gate's log cannot be read: %s", ph->o->family, ph->o->id, strerror(errno));
 	size_t i = (size_t)(r - ph->runs);
 	int n = ph->gate_count[i];
-	if (!n)
-		return NULL;
-	if (notes->len)
-		buf_adds(notes, "; ");
-	buf_addf(notes, "the egress gate refused %d connection%s into a network zone the crawl may not "
-	    "enter: %s%s", n, n == 1 ? "" : "s", buf_cstr(&ph->gate_notes[i]), n > NOTE_NAMED ? ", ..." : "");
+	if (n) {
+		if (notes->len)
+			buf_adds(notes, "; ");
+		buf_addf(notes, "the egress gate refused %d connection%s into a network zone the crawl may not "
+		    "enter: %s%s", n, n == 1 ? "" : "s", buf_cstr(&ph->gate_notes[i]), n > NOTE_NAMED ? ", ..." : "");
+	}
+	if (ph->gate_npaced[i])
+		paced_note(ph, i, notes);
 	buf_cstr(notes);
-	return ph->gate_zone[i];
+	return n ? ph->gate_zone[i] : NULL;
 }
 
 void
@@ -132,8 +168,11 @@ phase_gate_free(phase_t *ph)
 	gate_stop(&ph->gate);
 	for (size_t i = 0; ph->gate_notes && i < ph->nhooks; i++) {
 		buf_free(&ph->gate_notes[i]);
+		buf_free(&ph->gate_paced[i]);
 		free(ph->gate_zone[i]);
 	}
 	free(ph->gate_notes), free(ph->gate_count), free(ph->gate_zone);
+	free(ph->gate_paced), free(ph->gate_npaced);
 	ph->gate_notes = NULL, ph->gate_count = NULL, ph->gate_zone = NULL;
+	ph->gate_paced = NULL, ph->gate_npaced = NULL;
 }

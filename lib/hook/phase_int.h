@@ -97,6 +97,8 @@ typedef struct {
 	buf_t *gate_notes;         /* per hook: the refusals it was told of */
 	int *gate_count;           /* per hook: how many */
 	char **gate_zone;          /* per hook: the zone of its page's refused fetch */
+	buf_t *gate_paced;         /* per hook: the connections pacing gave up on, and how many */
+	int *gate_npaced;
 } phase_t;
 
 static inline int

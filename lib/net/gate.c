@@ -13,8 +13,13 @@
  * 3. The relay: poll() on both sockets; what one sends is written to the
  *    other (blocking, SO_SNDTIMEO); at one side's end of file the other
  *    gets shutdown(SHUT_WR); it ends when both have ended, at an error, or
- *    after GATE_IDLE seconds with nothing from either side.
- * 4. The client's socket is half-closed and drained for a second before it
+ *    after GATE_IDLE seconds with nothing from either side.  A CONNECT
+ *    tunnel that holds a pacing slot (gatepace.c) looks every second: if
+ *    the server spoke last (or nobody has), it has been quiet
+ *    GATE_PACE_IDLE seconds and another connection waits for its host, it
+ *    ends (an idle kept-alive connection, closed as a server closes one).
+ * 4. The server's socket is closed and the pacing slot given back; the
+ *    client's socket is half-closed and drained for a second before it
  *    is closed, so that an answer is not lost to a reset when the client
  *    was still sending (a refused POST).
  * The gate writes nothing to stdout or stderr (gate_start closes them):
@@ -31,6 +36,7 @@
 
 #include "base/alloc.h"
 #include "net/gate_int.h"
+#include "net/hostpace.h"
 #include "net/netzone.h"
 
 #define RELAY_BUF 65536
@@ -40,23 +46,49 @@ typedef struct {
 	int fd, listener;
 } client_t;
 
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A quiet poll of a relay: go on (0) or end it (1)?  last[0], last[1]:
+ * when the client, the server last sent (ms; 0: never); since: when the
+ * relay began. */
+static int
+quiet(const gate_slot_t *slot, const gate_req_t *r, const int64_t *last, int64_t since)
+{
+	int64_t now = mono_ms(), spoke = last[0] > last[1] ? last[0] : last[1];
+	if (spoke < since)
+		spoke = since;
+	if (now - spoke >= GATE_IDLE * 1000)
+		return 1;
+	return r->connect && last[0] <= last[1] && now - spoke >= GATE_PACE_IDLE * 1000 && gate_pace_wanted(slot);
+}
+
 static void
-relay(gate_ctx_t *g, int cfd, int sfd, const gate_req_t *r)
+relay(gate_ctx_t *g, int cfd, int sfd, const gate_req_t *r, const gate_slot_t *slot)
 {
 	char *buf = xmalloc(RELAY_BUF);
 	gate_resp_t rs = {.raw = r->connect};
 	buf_t out = {0};
 	int eof[2] = {0, 0}, chained = 0;
+	/* a paced tunnel looks every second whether it should yield */
+	int step = slot->fd >= 0 && r->connect ? 1000 : GATE_IDLE * 1000;
+	int64_t since = mono_ms(), last[2] = {0, 0};
 	while (!eof[0] || !eof[1]) {
 		struct pollfd p[2] = {{eof[0] ? -1 : cfd, POLLIN, 0}, {eof[1] ? -1 : sfd, POLLIN, 0}};
-		int k = poll(p, 2, GATE_IDLE * 1000);
+		int k = poll(p, 2, step);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k <= 0)
+		if (k < 0 || (k == 0 && (step == GATE_IDLE * 1000 || quiet(slot, r, last, since))))
 			break;
 		for (int i = 0; i < 2; i++) {
 			if (!p[i].revents)
 				continue;
+			last[i] = mono_ms();
 			int from = i ? sfd : cfd, to = i ? cfd : sfd;
 			ssize_t n = recv(from, buf, RELAY_BUF, 0);
 			if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -125,14 +157,16 @@ serve(gate_ctx_t *g, int cfd, int listener)
 		gate_answer(cfd, 431, "X-Abx-Gate: error", "abx-gate: a request head longer than %d bytes", GATE_HEAD_MAX);
 	else if (rc == 0 && (rc = gate_req_parse(head, &r)) != 0)
 		gate_answer(cfd, rc, "X-Abx-Gate: error", "abx-gate: %s", r.why);
-	int sfd = rc == 0 ? gate_open(g, cfd, listener, &r) : -1;
+	gate_slot_t slot;
+	int sfd = rc == 0 ? gate_open(g, cfd, listener, &r, &slot) : -1;
 	if (sfd >= 0) {
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 		buf_add(&r.out, in.p + hl, in.len - hl);   /* what the client sent after the head */
 		if ((!r.connect || gate_send_all(cfd, ok, sizeof ok - 1) == 0) &&
 		    gate_send_all(sfd, r.out.p, r.out.len) == 0)
-			relay(g, cfd, sfd, &r);
+			relay(g, cfd, sfd, &r, &slot);
 		close(sfd);
+		gate_pace_release(&slot);
 	}
 	gate_req_free(&r);
 	free(head);
@@ -180,9 +214,9 @@ take_client(gate_ctx_t *g, pthread_attr_t *attr, int lfd, int listener)
 }
 
 int
-gate_serve(const int *lfd, int n, unsigned allow, const char *page, int logfd)
+gate_serve(const int *lfd, int n, unsigned allow, const char *page, int logfd, int pacefd, const gate_pace_t *pace)
 {
-	if (n < 1) {
+	if (n < 1 || (pacefd >= 0 && (!pace || pace->max < 1 || pace->max > HOSTPACE_SLOTS_MAX))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -190,6 +224,9 @@ gate_serve(const int *lfd, int n, unsigned allow, const char *page, int logfd)
 	g->allow = (allow | 1u << NZ_PUBLIC) & NZ_ALL;
 	g->logfd = logfd;
 	g->uid = geteuid();
+	g->pace_dfd = pacefd;
+	g->pace_max = pacefd >= 0 ? pace->max : 0;
+	g->pace_wait = pacefd >= 0 && pace->wait > 0 ? pace->wait : GATE_PACE_WAIT;
 	pthread_attr_t attr;
 	int rc = pthread_mutex_init(&g->lock, NULL);
 	if (!rc)

@@ -38,14 +38,29 @@
  * https URL in it) is the page's own fetch being refused ("page":true).
  * Redirects inside TLS are not seen: an https page's chain is its URL.
  *
+ * Pacing (gatepace.c).  Given a data directory and a number (abx-hook
+ * gives HOST_MAX_CONCURRENT), a host gets at most that many connections at
+ * once from every gate on the data directory together: a connection takes
+ * one of the host's slot lock files under DIR/locks/conn/ (flock: a dead
+ * gate frees its slots) before the gate connects, and gives it back when
+ * the server's socket is closed.  One that finds none free waits up to
+ * pace->wait seconds (GATE_PACE_WAIT by default); an idle CONNECT tunnel
+ * holding a slot of a host someone waits for is closed after
+ * GATE_PACE_IDLE quiet seconds (gate_int.h), so that a kept-alive
+ * connection does not starve the next hook.  A connection that waited in
+ * vain is answered "503 Service Unavailable" with "X-Abx-Gate: paced
+ * host=KEY max=N" and logged (below).
+ *
  * The log.  Each refusal is one JSON line appended to a memfd before the
  * 403 is sent (so a client that saw the 403 and exited has its line in the
  * log):
  *   {"listener":I,"url":"http://h/p" or "h:443","host":"h",
  *    "address":"127.0.0.1","zone":"loopback","page":false}
+ * and so is each connection pacing gave up on, before its 503:
+ *   {"listener":I,"url":..,"host":"h","paced":N,"page":false}
  *
- * The process.  gate_start() makes the listeners (at most
- * GATE_MAX_LISTENERS), then spawns abx-gate --serve beside the running
+ * The process.  gate_start() checks the data directory, makes the
+ * listeners (at most GATE_MAX_LISTENERS), then spawns abx-gate --serve beside the running
  * program (spawn.h: posix_spawn, whose cost does not grow with the
  * caller's memory; a fork would make every page the caller then writes a
  * copy-on-write fault, which cost abx-hook 13 ms of CPU a phase) with the
@@ -64,9 +79,9 @@
  * (a thread, two connections, a sock_diag lookup, the copies).
  *
  * The files: gate.c (the loop), gatereq.c (heads), gateconn.c (resolve,
- * check, connect, answer, log), gatepeer.c (the client's uid),
- * gatestart.c (the process, and bin/abx-gate.c's --serve); gate_int.h is
- * what they share.
+ * check, connect, answer, log), gatepace.c (connections a host),
+ * gatepeer.c (the client's uid), gatestart.c (the process, and
+ * bin/abx-gate.c's --serve); gate_int.h is what they share.
  */
 #ifndef ABX_GATE_H
 #define ABX_GATE_H
@@ -76,6 +91,16 @@
 #define GATE_IDLE 120
 #define GATE_MAX_CLIENTS 256
 #define GATE_MAX_LISTENERS 128   /* SPAWN_NFD - 4: what abx-gate can be given */
+#define GATE_PACE_WAIT 60        /* s a connection waits for a slot of its host */
+
+/* Pacing: at most max connections a host at once (HOST_MAX_CONCURRENT, 1
+ * to HOSTPACE_SLOTS_MAX), counted in dir's locks/ with every other gate
+ * on it; a connection waits up to wait seconds (0: GATE_PACE_WAIT). */
+typedef struct {
+	int max;
+	const char *dir;
+	int wait;
+} gate_pace_t;
 
 typedef struct {
 	pid_t pid;        /* the gate process, or 0 */
@@ -85,31 +110,40 @@ typedef struct {
 	off_t logoff;     /* how far gate_refusals() has read */
 } gate_t;
 
+/* A refusal: a zone's (address and zone set, paced 0), or pacing's
+ * (paced: the connections a host, address and zone ""). */
 typedef struct {
 	int listener;
 	const char *url, *host, *address, *zone;
 	int page;
+	int paced;
 } gate_refusal_t;
 
 /* Start a gate with n (>= 1) listeners that lets through the zones in
  * allow (a mask of 1 << netzone_t, zonepolicy_allowed(); NZ_PUBLIC is
- * always added).  0, or -1 with errno set (nothing left open). */
-int gate_start(gate_t *g, int n, unsigned allow, const char *page);
+ * always added), pacing its connections if pace is not NULL.  0, or -1
+ * with errno set (nothing left open); a data directory that cannot be
+ * used is -1 with *why saying so (else *why is ""). */
+int gate_start(gate_t *g, int n, unsigned allow, const char *page, const gate_pace_t *pace, const char **why);
 /* Call fn for each refusal logged since the last call; the strings are
  * valid during the call.  The number of refusals read, or -1 (errno
  * set). */
 int gate_refusals(gate_t *g, void (*fn)(void *ctx, const gate_refusal_t *r), void *ctx);
 /* abx-gate --serve N: serve listeners on fds 3 .. 3+N-1, the log on fd
  * 3+N, as gate_start's child; dies with parent (PR_SET_PDEATHSIG).
- * Returns only if it could not start: -1, errno set. */
-int gate_serve_fds(int n, unsigned allow, const char *page, pid_t parent);
+ * Returns only if it could not start: -1, errno set, *why saying what of
+ * the pacing's data directory if that is the cause. */
+int gate_serve_fds(int n, unsigned allow, const char *page, pid_t parent, const gate_pace_t *pace,
+    const char **why);
 /* SIGTERM the gate, reap it, close and free everything; g is zeroed. */
 void gate_stop(gate_t *g);
 
 /* The gate's loop, for gate_start's child: serve the n listening sockets
  * lfd[] until a signal ends the process (SIGTERM at its default action);
- * refusals to logfd.  It returns only if it could not start: -1, errno
- * set. */
-int gate_serve(const int *lfd, int n, unsigned allow, const char *page, int logfd);
+ * refusals to logfd; paced by pace in pacefd (gate_pace_open's
+ * DIR/locks/conn) unless it is -1.  It returns only if it could not
+ * start: -1, errno set. */
+int gate_serve(const int *lfd, int n, unsigned allow, const char *page, int logfd, int pacefd,
+    const gate_pace_t *pace);
 
 #endif

@@ -9,11 +9,13 @@
  *   gateconn.c   resolve (once a gate), classify, connect to a checked
  *                address; the 403, 502 and other answers; the refusal log
  *   gatepeer.c   the uid owning a client's socket
+ *   gatepace.c   the connections a host: slot lock files under the data
+ *                directory's locks/conn/, the wait for one, the 503
  *   gatestart.c  gate_start(), gate_refusals(), gate_stop()
  *
  * One gate_ctx_t a gate, shared by its threads: what is written after
- * gate_serve() starts (the log, the page chain, the name cache) is under
- * its mutex.
+ * gate_serve() starts (the log, the page chain, the name cache, the
+ * pacing's host directories) is under its mutex.
  */
 #ifndef ABX_GATE_INT_H
 #define ABX_GATE_INT_H
@@ -30,6 +32,7 @@
 #define GATE_ADDRS 16            /* addresses kept of one name */
 #define GATE_CHAIN_MAX 64        /* URLs of the page's redirect chain */
 #define GATE_NAME_SLOTS 256      /* buckets of the name cache */
+#define GATE_PACE_IDLE 2         /* s a tunnel is quiet before it yields its slot */
 
 typedef struct {
 	int family;                  /* AF_INET or AF_INET6 */
@@ -37,6 +40,7 @@ typedef struct {
 } gate_addr_t;
 
 typedef struct gate_name gate_name_t;   /* a cached answer (gateconn.c) */
+typedef struct gate_pacehost gate_pacehost_t;   /* a host's directory (gatepace.c) */
 
 typedef struct {
 	unsigned allow;              /* zones let through (1 << netzone_t) */
@@ -49,7 +53,17 @@ typedef struct {
 	pthread_mutex_t slots;       /* active, under GATE_MAX_CLIENTS */
 	pthread_cond_t freed;
 	int active;
+	int pace_max;                /* connections a host (HOST_MAX_CONCURRENT); 0: none */
+	int pace_wait;               /* s a connection waits for one */
+	int pace_dfd;                /* DIR/locks/conn, or -1 */
+	gate_pacehost_t *pace_hosts;
 } gate_ctx_t;
+
+/* A connection's pacing slot (gatepace.c). */
+typedef struct {
+	int fd;                      /* the slot-K file it holds locked, or -1 */
+	int waitfd;                  /* its host's wait file, or -1 */
+} gate_slot_t;
 
 /* A request, as gate_req_parse() reads it: pointers into the caller's copy
  * of the head (NUL-terminated in place). */
@@ -94,16 +108,35 @@ void gate_chain_add(gate_ctx_t *g, const char *base, const char *location);
 void gate_chain_init(gate_ctx_t *g, const char *page);
 
 /* gateconn.c */
-/* Resolve r's host, keep its allowed addresses and connect to one: the
- * server's socket; or -1 once the client has been answered (403 logged,
- * 400, 502). */
-int gate_open(gate_ctx_t *g, int cfd, int listener, const gate_req_t *r);
+/* Resolve r's host, keep its allowed addresses, take a pacing slot of
+ * the host (into *slot) and connect to one: the server's socket; or -1
+ * once the client has been answered (403 logged, 400, 502, 503 logged)
+ * or has gone, and no slot is held. */
+int gate_open(gate_ctx_t *g, int cfd, int listener, const gate_req_t *r, gate_slot_t *slot);
+/* Append one line to the refusal log (one write(2) under the lock). */
+void gate_log(gate_ctx_t *g, const buf_t *line);
 /* A whole answer: status line, text/plain body and Connection: close;
  * hdr is an extra header line (without CRLF) or NULL. */
 void gate_answer(int fd, int status, const char *hdr, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 int gate_send_all(int fd, const char *p, size_t n);
 void gate_timeouts(int fd);
+
+/* gatepace.c */
+/* The pacing key of a request's host (hostpace_key of its URL): 0, or -1
+ * if it has none. */
+int gate_pace_key(const char *host, int port, int connect, char *out, size_t n);
+/* Check and open DIR/locks/conn (made if needed) for max (1 ..
+ * HOSTPACE_SLOTS_MAX) connections a host: its fd, or -1 with errno and
+ * *why. */
+int gate_pace_open(const char *dir, int max, const char **why);
+/* Take a slot of r's host into *s, waiting if none is free: 0 (s->fd is
+ * -1 if the host is not paced: no pacing, or its state cannot be used);
+ * -1 if the client was answered (400, 503) or went away meanwhile. */
+int gate_pace_take(gate_ctx_t *g, int cfd, int listener, const gate_req_t *r, gate_slot_t *s);
+/* Does another connection wait for a slot of s's host? */
+int gate_pace_wanted(const gate_slot_t *s);
+void gate_pace_release(gate_slot_t *s);
 
 /* gatepeer.c */
 /* The uid owning the other end of cfd (a client on 127.0.0.1): 0, or -1

@@ -16,10 +16,11 @@
  * 2. Each address is classified (netzone_ipv4, netzone_ipv6: an IPv6 form
  *    that embeds an IPv4 address is in that one's zone); those outside the
  *    allowed zones are dropped.
- * 3. The allowed ones are tried in the resolver's order, GATE_CONNECT_SECS
- *    each; the socket of the first that answers is the server's.  This is
- *    the only connect(2) the gate makes, so it reaches nothing it did not
- *    check.
+ * 3. If one is allowed, a pacing slot of the host is taken (gatepace.c:
+ *    it may wait, or answer 503).  The allowed addresses are tried in the
+ *    resolver's order, GATE_CONNECT_SECS each; the socket of the first
+ *    that answers is the server's.  This is the only connect(2) the gate
+ *    makes, so it reaches nothing it did not check.
  * If no address is allowed: the refusal is logged (one JSON line, one
  * write(2) under the gate's lock, before the answer) and the client gets
  * 403, "X-Abx-Gate: refused zone=<zone>" and the sentence
@@ -92,6 +93,7 @@ reason(int status)
 	case 431: return "Request Header Fields Too Large";
 	case 501: return "Not Implemented";
 	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
 	default: return "Error";
 	}
 }
@@ -315,6 +317,15 @@ text_of(const gate_addr_t *a, char *out, size_t n)
 		snprintf(out, n, "?");
 }
 
+void
+gate_log(gate_ctx_t *g, const buf_t *l)
+{
+	pthread_mutex_lock(&g->lock);
+	if (g->logfd >= 0 && write(g->logfd, l->p, l->len) < 0)
+		(void)0;   /* the answer still says it */
+	pthread_mutex_unlock(&g->lock);
+}
+
 static void
 refuse(gate_ctx_t *g, int cfd, int listener, const gate_req_t *r, const gate_addr_t *a)
 {
@@ -328,10 +339,7 @@ refuse(gate_ctx_t *g, int cfd, int listener, const gate_req_t *r, const gate_add
 	buf_json_strz(&l, r->host);
 	buf_addf(&l, ",\"address\":\"%s\",\"zone\":\"%s\",\"page\":%s}\n", addr, zone,
 	    gate_chain_has(g, r) ? "true" : "false");
-	pthread_mutex_lock(&g->lock);
-	if (g->logfd >= 0 && write(g->logfd, l.p, l.len) < 0)
-		(void)0;   /* the 403 still says it */
-	pthread_mutex_unlock(&g->lock);
+	gate_log(g, &l);
 	buf_free(&l);
 	char hdr[64];
 	snprintf(hdr, sizeof hdr, "X-Abx-Gate: refused zone=%s", zone);
@@ -341,10 +349,11 @@ refuse(gate_ctx_t *g, int cfd, int listener, const gate_req_t *r, const gate_add
 }
 
 int
-gate_open(gate_ctx_t *g, int cfd, int listener, const gate_req_t *r)
+gate_open(gate_ctx_t *g, int cfd, int listener, const gate_req_t *r, gate_slot_t *slot)
 {
 	gate_addr_t a[GATE_ADDRS];
 	const char *why = "";
+	slot->fd = slot->waitfd = -1;
 	int n = resolve(g, r->host, a, &why);
 	if (n < 0) {
 		gate_answer(cfd, 400, "X-Abx-Gate: error", "abx-gate: %s: host %s: %s", r->target, r->host, why);
@@ -355,22 +364,25 @@ gate_open(gate_ctx_t *g, int cfd, int listener, const gate_req_t *r)
 		    r->target, r->host, why);
 		return -1;
 	}
-	int refused = -1, tried = -1, err = 0;
+	int allowed = 0;
+	for (int i = 0; i < n && !allowed; i++)
+		allowed = (g->allow & (1u << zone_of(&a[i]))) != 0;
+	if (!allowed) {
+		refuse(g, cfd, listener, r, &a[0]);
+		return -1;
+	}
+	if (gate_pace_take(g, cfd, listener, r, slot) < 0)
+		return -1;
+	int tried = -1, err = 0;
 	for (int i = 0; i < n; i++) {
-		if (!(g->allow & (1u << zone_of(&a[i])))) {
-			if (refused < 0)
-				refused = i;
+		if (!(g->allow & (1u << zone_of(&a[i]))))
 			continue;
-		}
 		int fd = connect_to(&a[i], r->port, &err);
 		if (fd >= 0)
 			return fd;
 		tried = i;
 	}
-	if (tried < 0) {
-		refuse(g, cfd, listener, r, &a[refused]);
-		return -1;
-	}
+	gate_pace_release(slot);
 	char addr[INET6_ADDRSTRLEN];
 	text_of(&a[tried], addr, sizeof addr);
 	gate_answer(cfd, 502, "X-Abx-Gate: error", "abx-gate could not reach %s: could not connect to %s port %d "

@@ -2,17 +2,22 @@
  * gatestart.c — gate_start(), gate_refusals(), gate_stop() (gate.h).
  *
  * gate_start:
- * 1. n listening sockets on 127.0.0.1, port 0 (the kernel picks), and a
+ * 1. With pacing, its data directory is checked (gate_pace_open: DIR/locks
+ *    the user's own, locks/conn made), so that a bad one fails here, with
+ *    the reason, not in the gate.
+ *    n listening sockets on 127.0.0.1, port 0 (the kernel picks), and a
  *    memfd for the refusal log, all close-on-exec (the caller's hooks do
  *    not inherit them).
- * 2. abx-gate --serve N --parent PID --allow ZONES [--page URL], found
+ * 2. abx-gate --serve N --parent PID --allow ZONES [--page URL]
+ *    [--pace MAX --data DIR --pace-wait S], found
  *    beside the running program (toolspawn.h), spawned (spawn.h: every
  *    signal at its default, in our process group, nothing of ours open
  *    but stderr) with the listeners as its fds 3 .. 3+N-1 and the log as
  *    3+N.  There gate_serve_fds(): SIGPIPE ignored (a client gone is an
  *    error of a write), PR_SET_PDEATHSIG SIGKILL, then a check that its
  *    parent is still the one that spawned it (it may have died before
- *    the prctl), then gate_serve(), which only a signal ends.
+ *    the prctl), the data directory checked again and opened, then
+ *    gate_serve(), which only a signal ends.
  * 3. The parent closes its copies of the listeners: it keeps the log and
  *    the gate's pid.
  * gate_refusals() reads the log from where it stopped (pread: the gate
@@ -78,13 +83,20 @@ allow_text(unsigned allow, char *out, size_t n)
 }
 
 int
-gate_start(gate_t *g, int n, unsigned allow, const char *page)
+gate_start(gate_t *g, int n, unsigned allow, const char *page, const gate_pace_t *pace, const char **why)
 {
 	memset(g, 0, sizeof *g);
 	g->logfd = -1;
+	*why = "";
 	if (n < 1 || n > GATE_MAX_LISTENERS) {
 		errno = EINVAL;
 		return -1;
+	}
+	if (pace) {
+		int pfd = gate_pace_open(pace->dir, pace->max, why);
+		if (pfd < 0)
+			return -1;
+		close(pfd);
 	}
 	int *lfd = xcalloc((size_t)n, sizeof *lfd), made = 0, e = 0;
 	g->port = xcalloc((size_t)n, sizeof *g->port);
@@ -94,13 +106,22 @@ gate_start(gate_t *g, int n, unsigned allow, const char *page)
 		g->logfd = memfd_create("abx-gate-refusals", MFD_CLOEXEC);
 	pid_t pid = -1;
 	if (g->logfd >= 0) {
-		char zones[256], nl[16], parent[32];
+		char zones[256], nl[16], parent[32], max[16], wait[16];
 		allow_text(allow, zones, sizeof zones);
 		snprintf(nl, sizeof nl, "%d", n);
 		snprintf(parent, sizeof parent, "%ld", (long)getpid());
 		char *prog = tool_path("abx-gate");
-		char *argv[] = {prog, "--serve", nl, "--parent", parent, "--allow", zones,
-		                page ? "--page" : NULL, (char *)page, NULL};
+		char *argv[16] = {prog, "--serve", nl, "--parent", parent, "--allow", zones};
+		int a = 7;
+		if (pace) {
+			snprintf(max, sizeof max, "%d", pace->max);
+			snprintf(wait, sizeof wait, "%d", pace->wait > 0 ? pace->wait : GATE_PACE_WAIT);
+			argv[a++] = "--pace", argv[a++] = max, argv[a++] = "--data", argv[a++] = (char *)pace->dir;
+			argv[a++] = "--pace-wait", argv[a++] = wait;
+		}
+		if (page)
+			argv[a++] = "--page", argv[a++] = (char *)page;
+		argv[a] = NULL;
 		spawn_t sp;
 		spawn_init(&sp, prog, argv, environ);
 		sp.fd[1] = SPAWN_NULL;
@@ -132,8 +153,9 @@ gate_start(gate_t *g, int n, unsigned allow, const char *page)
 }
 
 int
-gate_serve_fds(int n, unsigned allow, const char *page, pid_t parent)
+gate_serve_fds(int n, unsigned allow, const char *page, pid_t parent, const gate_pace_t *pace, const char **why)
 {
+	*why = "";
 	if (n < 1 || n > GATE_MAX_LISTENERS) {
 		errno = EINVAL;
 		return -1;
@@ -145,10 +167,13 @@ gate_serve_fds(int n, unsigned allow, const char *page, pid_t parent)
 		errno = ESRCH;   /* its parent died before the prctl */
 		return -1;
 	}
+	int pfd = pace ? gate_pace_open(pace->dir, pace->max, why) : -1;
+	if (pace && pfd < 0)
+		return -1;
 	int *lfd = xcalloc((size_t)n, sizeof *lfd);
 	for (int i = 0; i < n; i++)
 		lfd[i] = 3 + i;
-	int rc = gate_serve(lfd, n, allow, page, 3 + n);
+	int rc = gate_serve(lfd, n, allow, page, 3 + n, pfd, pace);
 	free(lfd);
 	return rc;
 }
@@ -163,7 +188,8 @@ one_line(const char *s, size_t len, void (*fn)(void *, const gate_refusal_t *), 
 	char *addr = rec_str(&rec, "address"), *zone = rec_str(&rec, "zone");
 	const char *page = rec_raw(&rec, "page");
 	gate_refusal_t r = {(int)rec_int(&rec, "listener", -1), url ? url : "", host ? host : "",
-	                    addr ? addr : "", zone ? zone : "", page && strcmp(page, "true") == 0};
+	                    addr ? addr : "", zone ? zone : "", page && strcmp(page, "true") == 0,
+	                    (int)rec_int(&rec, "paced", 0)};
 	fn(ctx, &r);
 	free(url);
 	free(host);
