@@ -380,10 +380,14 @@ rebuild_locked(store_t *s)
 
 /*
  * Read new index lines (or all, if the file was replaced).  The header is
- * checked before anything of the file is used: an index that is empty,
- * whose header line is torn, or that names another boot (a power loss may
- * have dropped any part of it: it is never synced) is rebuilt from the
- * journals.
+ * checked before anything of the file is used: an index that is empty or
+ * whose header line is torn is rebuilt from the journals.  One that names
+ * another boot (another host's, or written before a power loss, which may
+ * have dropped any part of it: it is never synced) is used only if every
+ * line of it is whole: no zero byte (a block the crash lost), each one an
+ * index line (a line cut in two, or lines joined, do not parse); else it
+ * is rebuilt.  A tail it lost is no harm: its state lines then say less
+ * than the journals hold, and the lock replays the rest (store.h).
  */
 static int
 refresh(store_t *s, int attempt)
@@ -435,6 +439,7 @@ refresh(store_t *s, int attempt)
 	}
 	char *q = p, *end = p + got;
 	int first = s->idxoff == 0;
+	int foreign = 0;   /* written in another boot: checked line by line */
 	while (q < end) {
 		char *nl = memchr(q, '\n', end - q);
 		if (!nl && first) {
@@ -448,13 +453,18 @@ refresh(store_t *s, int attempt)
 			break;   /* a line being written; read it next time */
 		if (first) {
 			first = 0;
-			/* an index from another boot may have lost its tail */
-			if (!memmem(q, nl - q, "\"type\":\"Index\"", 14) ||
-			    !memmem(q, nl - q, s->boot_id, strlen(s->boot_id))) {
+			if (!memmem(q, nl - q, "\"type\":\"Index\"", 14)) {
 				free(p);
 				return rebuild_locked(s);
 			}
-		} else if (s->flines++, index_apply(s, q, nl - q) < 0) {
+			foreign = !memmem(q, nl - q, s->boot_id, strlen(s->boot_id));
+		} else if (s->flines++, foreign && (memchr(q, 0, nl - q) || index_apply(s, q, nl - q) < 0)) {
+			/* written before a crash of the host that wrote it, or
+			 * of the filesystem's server: a block it lost reads as
+			 * zeros, a line cut in two does not parse */
+			free(p);
+			return rebuild_locked(s);
+		} else if (!foreign && index_apply(s, q, nl - q) < 0) {
 			warnx_("%s/%s: malformed index line ignored", s->dir, INDEX_PATH);
 		}
 		s->idxoff += nl - q + 1;
