@@ -396,11 +396,14 @@ refresh(store_t *s, int attempt)
 	int fd = -1;
 	if (!s->locked && s->idxino == INO_MEMORY)
 		return memory_catch_up(s);
-	if (fs_exists(s->dfd, INDEX_PATH) == 0)
-		return rebuild_locked(s);
-	if (s->idxfd >= 0 && fstatat(s->dfd, INDEX_PATH, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    st.st_ino == s->idxino && (!s->locked || (fcntl(s->idxfd, F_GETFL) & O_ACCMODE) == O_RDWR)) {
+	/* the descriptor read so far names the index while its file has a
+	 * link (a rewrite renames over it, here or on another host: the old
+	 * file's count drops to 0); then no path is walked (storefd.h) */
+	if (s->idxfd >= 0 && fstat(s->idxfd, &st) == 0 && st.st_nlink > 0 && st.st_ino == s->idxino &&
+	    (!s->locked || (fcntl(s->idxfd, F_GETFL) & O_ACCMODE) == O_RDWR)) {
 		fd = s->idxfd;
+	} else if (fs_exists(s->dfd, INDEX_PATH) == 0) {
+		return rebuild_locked(s);
 	} else {
 		/* a reader opens it read-only (a read-only data directory, or
 		 * another user's); the lock holder reads and appends */
@@ -412,15 +415,10 @@ refresh(store_t *s, int attempt)
 		s->idxino = st.st_ino;
 		s->idxoff = 0;
 	}
-	if (s->locked && repair_tail(s, fd, INDEX_PATH, 0) < 0)
+	/* st is the file's (fstat above, or fsr_open's); what this process
+	 * read of it ends with a newline */
+	if (s->locked && repair_tail(s, fd, INDEX_PATH, 0, &st, s->idxoff > 0 ? s->idxoff : -1) < 0)
 		return -1;
-	int r = fstat(fd, &st);
-	if (r < 0 && errno == ESTALE && fsr_again(ESTALE, 0, attempt)) {
-		index_drop(s);   /* replaced by another host: read the new one */
-		return refresh(s, attempt + 1);
-	}
-	if (r < 0)
-		return store_fail(s, EX_IOERR_, errno, "unable to stat %s/%s", s->dir, INDEX_PATH);
 	if (s->idxoff == 0 && st.st_size == 0)
 		return rebuild_locked(s);   /* empty: a power loss, or a crash mid-rebuild */
 	if (st.st_size <= s->idxoff)

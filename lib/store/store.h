@@ -74,6 +74,7 @@
 #define ABX_STORE_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "base/buf.h"
 #include "base/clock.h"
@@ -111,6 +112,7 @@ typedef struct {
 	int64_t off;
 } lhint_t;
 #define LEAN_HINTS 4
+#define JFD_KEEP 16                /* journal descriptors kept (storefd.h) */
 
 typedef struct store {
 	int dfd;
@@ -148,6 +150,16 @@ typedef struct store {
 	int lean;
 	lhint_t hint[LEAN_HINTS];
 	int nhint;
+	/* descriptors kept between transactions (storefd.h) */
+	struct {
+		char j[128];
+		int fd, rw, pinned;
+		struct stat st;        /* its fstat, taken in epoch ... */
+		unsigned epoch;
+	} jfd[JFD_KEEP];
+	int njfd;
+	unsigned jepoch;               /* under the lock; moved by every change */
+	int locksfd;                   /* locks/, or -1 */
 } store_t;
 
 /* Open DIR (NULL: $ABX_DIR, else the default).  create: make it if absent;
