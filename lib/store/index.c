@@ -562,11 +562,16 @@ index_mark_needed(store_t *s)
 }
 
 /* Is the index due for a compaction: its file holds more than twice the
- * live entries' lines (tombstones, superseded versions, state lines)? */
+ * live entries' lines (tombstones, superseded versions, state lines), plus
+ * 64; without the 64 once an entry went (an item sealed), so that the file
+ * does not go on showing rows of items that left it (a sealed snapshot's
+ * "started" row) for long: a crawl's last seal leaves an index of its live
+ * items only.  A compaction writes the live lines: rewriting after as many
+ * dead lines as live ones costs a constant per line appended. */
 int
 index_bloated(const store_t *s)
 {
-	return s->flines > 2 * s->nlive + 64;
+	return s->flines > 2 * s->nlive + (s->dropped ? 0 : 64);
 }
 
 /* Replace the index by one line per live entry (a compaction). */
@@ -630,6 +635,7 @@ index_adopt(store_t *s)
 	s->idxino = st.st_ino;
 	s->idxoff = st.st_size;
 	s->flines = s->nlive;
+	s->dropped = 0;
 }
 
 void
@@ -665,5 +671,6 @@ index_set_from(store_t *s, const rec_t *r, int64_t off)
 	int was = e->live;
 	ient_from(e, r, off);
 	s->nlive += e->live - was;
+	s->dropped |= s->locked && was && !e->live;
 	free(id);
 }

@@ -131,6 +131,7 @@ typedef struct store {
 	ient_t *tab;
 	size_t tabcap, nlive, nlines;
 	size_t flines;                 /* lines in the index file */
+	int dropped;                   /* this transaction made an entry gone */
 	int idxfd;
 	int64_t idxoff;                /* bytes of index/active.jsonl applied */
 	ino_t idxino;

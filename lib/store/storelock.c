@@ -42,6 +42,7 @@ store_lock(store_t *s)
 		return store_fail(s, EX_IOERR_, errno, "unable to lock %s", name);
 	}
 	s->locked = 1;
+	s->dropped = 0;
 	jfd_changed(s);   /* what was stat'ed before is stat'ed again */
 	if (s->lean)
 		return 0;   /* hints only (store.h: Lean mode) */
