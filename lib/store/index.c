@@ -240,24 +240,45 @@ index_apply_fast(store_t *s, const char *line, size_t len)
 	return 0;
 }
 
+/* Apply a state line as state_line writes it, {"j":"<journal>","end":N}
+ * and nothing else.  0, or -1 if it is not one. */
+static int
+state_apply(store_t *s, const char *line, size_t len)
+{
+	if (len <= 7 || memcmp(line, "{\"j\":\"", 6) != 0 || line[len - 1] != '}')
+		return -1;
+	const char *q = memchr(line + 6, '"', len - 6);
+	if (!q || (size_t)(q - line) + 8 >= len || memcmp(q, "\",\"end\":", 8) != 0 ||
+	    q - line - 6 >= 128 || memchr(line + 6, '\\', q - line - 6))
+		return -1;
+	char j[128], *e;
+	memcpy(j, line + 6, q - line - 6);
+	j[q - line - 6] = 0;
+	long long end = strtoll(q + 8, &e, 10);
+	if (e == q + 8 || e != line + len - 1)
+		return -1;
+	jstate(s, j, 1)->end = end;
+	return 0;
+}
+
+/* Apply a line of another boot's index: only the shapes this store writes
+ * (index_line, a tombstone, a state line) are taken; a line of any other
+ * shape, though it may parse (two lines joined where bytes were lost),
+ * says the file is damaged.  0, or -1. */
+static int
+index_apply_exact(store_t *s, const char *line, size_t len)
+{
+	if (memchr(line, 0, len))
+		return -1;   /* a block the crash lost reads as zeros */
+	return index_apply_fast(s, line, len) == 0 || state_apply(s, line, len) == 0 ? 0 : -1;
+}
+
 /* Apply one index line. Returns 0, or -1 if it is not an index line. */
 static int
 index_apply(store_t *s, const char *line, size_t len)
 {
-	if (index_apply_fast(s, line, len) == 0)
+	if (index_apply_fast(s, line, len) == 0 || state_apply(s, line, len) == 0)
 		return 0;
-	if (len > 7 && memcmp(line, "{\"j\":\"", 6) == 0) {
-		/* a state line: {"j":"<journal>","end":N} */
-		const char *q = memchr(line + 6, '"', len - 6);
-		if (q && (size_t)(q - line) + 8 < len && memcmp(q, "\",\"end\":", 8) == 0 &&
-		    q - line - 6 < 128 && !memchr(line + 6, '\\', q - line - 6)) {
-			char j[128];
-			memcpy(j, line + 6, q - line - 6);
-			j[q - line - 6] = 0;
-			jstate(s, j, 1)->end = strtoll(q + 8, NULL, 10);
-			return 0;
-		}
-	}
 	rec_t r;
 	if (rec_parse(&r, line, len) < 0)
 		return -1;
@@ -384,9 +405,9 @@ rebuild_locked(store_t *s)
  * whose header line is torn is rebuilt from the journals.  One that names
  * another boot (another host's, or written before a power loss, which may
  * have dropped any part of it: it is never synced) is used only if every
- * line of it is whole: no zero byte (a block the crash lost), each one an
- * index line (a line cut in two, or lines joined, do not parse); else it
- * is rebuilt.  A tail it lost is no harm: its state lines then say less
+ * line of it is whole: no zero byte (a block the crash lost), each one of
+ * the exact shape this store writes (index_apply_exact: lines joined or
+ * cut where bytes were lost are not); else it is rebuilt.  A tail it lost is no harm: its state lines then say less
  * than the journals hold, and the lock replays the rest (store.h).
  */
 static int
@@ -456,10 +477,9 @@ refresh(store_t *s, int attempt)
 				return rebuild_locked(s);
 			}
 			foreign = !memmem(q, nl - q, s->boot_id, strlen(s->boot_id));
-		} else if (s->flines++, foreign && (memchr(q, 0, nl - q) || index_apply(s, q, nl - q) < 0)) {
+		} else if (s->flines++, foreign && index_apply_exact(s, q, nl - q) < 0) {
 			/* written before a crash of the host that wrote it, or
-			 * of the filesystem's server: a block it lost reads as
-			 * zeros, a line cut in two does not parse */
+			 * of the filesystem's server, which lost part of it */
 			free(p);
 			return rebuild_locked(s);
 		} else if (!foreign && index_apply(s, q, nl - q) < 0) {
