@@ -240,24 +240,45 @@ index_apply_fast(store_t *s, const char *line, size_t len)
 	return 0;
 }
 
+/* Apply a state line as state_line writes it, {"j":"<journal>","end":N}
+ * and nothing else.  0, or -1 if it is not one. */
+static int
+state_apply(store_t *s, const char *line, size_t len)
+{
+	if (len <= 7 || memcmp(line, "{\"j\":\"", 6) != 0 || line[len - 1] != '}')
+		return -1;
+	const char *q = memchr(line + 6, '"', len - 6);
+	if (!q || (size_t)(q - line) + 8 >= len || memcmp(q, "\",\"end\":", 8) != 0 ||
+	    q - line - 6 >= 128 || memchr(line + 6, '\\', q - line - 6))
+		return -1;
+	char j[128], *e;
+	memcpy(j, line + 6, q - line - 6);
+	j[q - line - 6] = 0;
+	long long end = strtoll(q + 8, &e, 10);
+	if (e == q + 8 || e != line + len - 1)
+		return -1;
+	jstate(s, j, 1)->end = end;
+	return 0;
+}
+
+/* Apply a line of another boot's index: only the shapes this store writes
+ * (index_line, a tombstone, a state line) are taken; a line of any other
+ * shape, though it may parse (two lines joined where bytes were lost),
+ * says the file is damaged.  0, or -1. */
+static int
+index_apply_exact(store_t *s, const char *line, size_t len)
+{
+	if (memchr(line, 0, len))
+		return -1;   /* a block the crash lost reads as zeros */
+	return index_apply_fast(s, line, len) == 0 || state_apply(s, line, len) == 0 ? 0 : -1;
+}
+
 /* Apply one index line. Returns 0, or -1 if it is not an index line. */
 static int
 index_apply(store_t *s, const char *line, size_t len)
 {
-	if (index_apply_fast(s, line, len) == 0)
+	if (index_apply_fast(s, line, len) == 0 || state_apply(s, line, len) == 0)
 		return 0;
-	if (len > 7 && memcmp(line, "{\"j\":\"", 6) == 0) {
-		/* a state line: {"j":"<journal>","end":N} */
-		const char *q = memchr(line + 6, '"', len - 6);
-		if (q && (size_t)(q - line) + 8 < len && memcmp(q, "\",\"end\":", 8) == 0 &&
-		    q - line - 6 < 128 && !memchr(line + 6, '\\', q - line - 6)) {
-			char j[128];
-			memcpy(j, line + 6, q - line - 6);
-			j[q - line - 6] = 0;
-			jstate(s, j, 1)->end = strtoll(q + 8, NULL, 10);
-			return 0;
-		}
-	}
 	rec_t r;
 	if (rec_parse(&r, line, len) < 0)
 		return -1;
@@ -380,10 +401,14 @@ rebuild_locked(store_t *s)
 
 /*
  * Read new index lines (or all, if the file was replaced).  The header is
- * checked before anything of the file is used: an index that is empty,
- * whose header line is torn, or that names another boot (a power loss may
- * have dropped any part of it: it is never synced) is rebuilt from the
- * journals.
+ * checked before anything of the file is used: an index that is empty or
+ * whose header line is torn is rebuilt from the journals.  One that names
+ * another boot (another host's, or written before a power loss, which may
+ * have dropped any part of it: it is never synced) is used only if every
+ * line of it is whole: no zero byte (a block the crash lost), each one of
+ * the exact shape this store writes (index_apply_exact: lines joined or
+ * cut where bytes were lost are not); else it is rebuilt.  A tail it lost is no harm: its state lines then say less
+ * than the journals hold, and the lock replays the rest (store.h).
  */
 static int
 refresh(store_t *s, int attempt)
@@ -392,11 +417,14 @@ refresh(store_t *s, int attempt)
 	int fd = -1;
 	if (!s->locked && s->idxino == INO_MEMORY)
 		return memory_catch_up(s);
-	if (fs_exists(s->dfd, INDEX_PATH) == 0)
-		return rebuild_locked(s);
-	if (s->idxfd >= 0 && fstatat(s->dfd, INDEX_PATH, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    st.st_ino == s->idxino && (!s->locked || (fcntl(s->idxfd, F_GETFL) & O_ACCMODE) == O_RDWR)) {
+	/* the descriptor read so far names the index while its file has a
+	 * link (a rewrite renames over it, here or on another host: the old
+	 * file's count drops to 0); then no path is walked (storefd.h) */
+	if (s->idxfd >= 0 && fstat(s->idxfd, &st) == 0 && st.st_nlink > 0 && st.st_ino == s->idxino &&
+	    (!s->locked || (fcntl(s->idxfd, F_GETFL) & O_ACCMODE) == O_RDWR)) {
 		fd = s->idxfd;
+	} else if (fs_exists(s->dfd, INDEX_PATH) == 0) {
+		return rebuild_locked(s);
 	} else {
 		/* a reader opens it read-only (a read-only data directory, or
 		 * another user's); the lock holder reads and appends */
@@ -408,15 +436,10 @@ refresh(store_t *s, int attempt)
 		s->idxino = st.st_ino;
 		s->idxoff = 0;
 	}
-	if (s->locked && repair_tail(s, fd, INDEX_PATH, 0) < 0)
+	/* st is the file's (fstat above, or fsr_open's); what this process
+	 * read of it ends with a newline */
+	if (s->locked && repair_tail(s, fd, INDEX_PATH, 0, &st, s->idxoff > 0 ? s->idxoff : -1) < 0)
 		return -1;
-	int r = fstat(fd, &st);
-	if (r < 0 && errno == ESTALE && fsr_again(ESTALE, 0, attempt)) {
-		index_drop(s);   /* replaced by another host: read the new one */
-		return refresh(s, attempt + 1);
-	}
-	if (r < 0)
-		return store_fail(s, EX_IOERR_, errno, "unable to stat %s/%s", s->dir, INDEX_PATH);
 	if (s->idxoff == 0 && st.st_size == 0)
 		return rebuild_locked(s);   /* empty: a power loss, or a crash mid-rebuild */
 	if (st.st_size <= s->idxoff)
@@ -435,6 +458,7 @@ refresh(store_t *s, int attempt)
 	}
 	char *q = p, *end = p + got;
 	int first = s->idxoff == 0;
+	int foreign = 0;   /* written in another boot: checked line by line */
 	while (q < end) {
 		char *nl = memchr(q, '\n', end - q);
 		if (!nl && first) {
@@ -448,13 +472,17 @@ refresh(store_t *s, int attempt)
 			break;   /* a line being written; read it next time */
 		if (first) {
 			first = 0;
-			/* an index from another boot may have lost its tail */
-			if (!memmem(q, nl - q, "\"type\":\"Index\"", 14) ||
-			    !memmem(q, nl - q, s->boot_id, strlen(s->boot_id))) {
+			if (!memmem(q, nl - q, "\"type\":\"Index\"", 14)) {
 				free(p);
 				return rebuild_locked(s);
 			}
-		} else if (s->flines++, index_apply(s, q, nl - q) < 0) {
+			foreign = !memmem(q, nl - q, s->boot_id, strlen(s->boot_id));
+		} else if (s->flines++, foreign && index_apply_exact(s, q, nl - q) < 0) {
+			/* written before a crash of the host that wrote it, or
+			 * of the filesystem's server, which lost part of it */
+			free(p);
+			return rebuild_locked(s);
+		} else if (!foreign && index_apply(s, q, nl - q) < 0) {
 			warnx_("%s/%s: malformed index line ignored", s->dir, INDEX_PATH);
 		}
 		s->idxoff += nl - q + 1;
@@ -554,11 +582,16 @@ index_mark_needed(store_t *s)
 }
 
 /* Is the index due for a compaction: its file holds more than twice the
- * live entries' lines (tombstones, superseded versions, state lines)? */
+ * live entries' lines (tombstones, superseded versions, state lines), plus
+ * 64; without the 64 once an entry went (an item sealed), so that the file
+ * does not go on showing rows of items that left it (a sealed snapshot's
+ * "started" row) for long: a crawl's last seal leaves an index of its live
+ * items only.  A compaction writes the live lines: rewriting after as many
+ * dead lines as live ones costs a constant per line appended. */
 int
 index_bloated(const store_t *s)
 {
-	return s->flines > 2 * s->nlive + 64;
+	return s->flines > 2 * s->nlive + (s->dropped ? 0 : 64);
 }
 
 /* Replace the index by one line per live entry (a compaction). */
@@ -622,6 +655,7 @@ index_adopt(store_t *s)
 	s->idxino = st.st_ino;
 	s->idxoff = st.st_size;
 	s->flines = s->nlive;
+	s->dropped = 0;
 }
 
 void
@@ -657,5 +691,6 @@ index_set_from(store_t *s, const rec_t *r, int64_t off)
 	int was = e->live;
 	ient_from(e, r, off);
 	s->nlive += e->live - was;
+	s->dropped |= s->locked && was && !e->live;
 	free(id);
 }

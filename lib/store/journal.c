@@ -20,6 +20,7 @@
 #include "base/fs.h"
 #include "base/fsretry.h"
 #include "store/store_int.h"
+#include "store/storefd.h"
 
 /* ------------------------------------------------------------- journals */
 
@@ -28,15 +29,20 @@
  * fragment is kept in "<rel>.torn" so nothing is dropped silently.  Only
  * what follows the last newline is ever cut: a read that fails or comes
  * back short leaves the file alone (and is an error), it never moves the
- * cut point.  1 cut, 0 nothing to cut, -1 an error (s->err set).
+ * cut point.  known: the file's fstat if the caller has it (its size is
+ * set to the cut), else NULL; clean: a size at which the file is known to
+ * end with a newline (what this process read or wrote of it), or -1: at
+ * that size nothing is read.  1 cut, 0 nothing to cut, -1 an error
+ * (s->err set).
  */
 int
-repair_tail(store_t *s, int fd, const char *rel, int keep)
+repair_tail(store_t *s, int fd, const char *rel, int keep, struct stat *known, int64_t clean)
 {
-	struct stat st;
-	if (fstat(fd, &st) < 0)
+	struct stat sb, *stp = known ? known : &sb;
+	if (!known && jfd_stat(s, fd, &sb) < 0)
 		return store_fail(s, EX_IOERR_, errno, "unable to stat %s/%s", s->dir, rel);
-	if (st.st_size == 0)
+	struct stat st = *stp;
+	if (st.st_size == 0 || st.st_size == clean)
 		return 0;
 	char c;
 	ssize_t r = pread(fd, &c, 1, st.st_size - 1);
@@ -81,8 +87,10 @@ repair_tail(store_t *s, int fd, const char *rel, int keep)
 		warnx_("%s/%s: torn last line at offset %lld (%zu bytes, a writer died mid-write) "
 		       "moved to %s and cut off", s->dir, rel, (long long)cut, fraglen, torn);
 	}
+	jfd_changed(s);
 	if (ftruncate(fd, cut) < 0)
 		return store_fail(s, EX_IOERR_, errno, "unable to repair %s/%s", s->dir, rel);
+	stp->st_size = cut;
 	return 1;
 }
 
@@ -297,24 +305,22 @@ journal_sync(store_t *s, const char *j)
 {
 	jstate_t *st = jstate(s, j, 0);
 	struct stat sb;
-	int fd = fsr_open(s->dfd, j, O_RDONLY, 0, &sb);
+	int fd = jfd_open(s, j, 0, 0, &sb);
 	if (fd < 0)
 		return 0;
 	/* a reader without the lock goes on from what it replayed before; a
 	 * locker from what the index file holds, so that what a reader saw
 	 * (a commit whose index lines a crash lost) is written to it too */
 	int64_t known = !st ? 0 : s->locked || st->seen < st->end ? st->end : st->seen;
-	if (st && sb.st_size == known) {
-		close(fd);
+	if (st && sb.st_size == known)
 		return 0;
-	}
 	int64_t from = st && sb.st_size > known ? known : 0;
 	size_t n = sb.st_size - from;
 	char *p = xmalloc(n + 1);
 	ssize_t got = pread(fd, p, n, from);
 	int e = errno;
-	close(fd);
 	if (got < 0) {
+		jfd_forget(s, j);   /* replaced: the path is opened again next time */
 		/* the hints for this journal stay as they are; lookups check
 		 * (ESTALE: replaced since the open, by another host) */
 		free(p);
@@ -440,12 +446,13 @@ journal_sync_dirs(store_t *s, const char *j)
 	return rc < 0 ? store_fail(s, EX_IOERR_, errno, "unable to sync the directory of %s/%s", s->dir, j) : 0;
 }
 
-/* Open a journal to append (created if new, its torn tail cut); the fd, or
+/* Open a journal to append (created if new, its torn tail cut); the fd,
+ * kept and pinned (storefd.h: the caller unpins it, never closes it), or
  * -1 with s->err set. */
 int
 journal_open_append(store_t *s, const char *j)
 {
-	int fd = fs_open(s->dfd, j, O_RDWR | O_APPEND, 0);
+	int fd = jfd_open(s, j, 1, 0, NULL);
 	if (fd < 0 && errno == ENOENT) {
 		if (journal_mkdirs(s, j) < 0)
 			return -1;
@@ -454,14 +461,18 @@ journal_open_append(store_t *s, const char *j)
 			close(fd);
 			return -1;
 		}
+		if (fd >= 0) {
+			close(fd);
+			fd = jfd_open(s, j, 1, FSR_EXISTED, NULL);
+		}
 	}
 	if (fd < 0)
 		return store_fail(s, errno == ENOENT || errno == EACCES ? EX_CANTCREAT_ : EX_IOERR_, errno,
 		    "unable to open %s/%s", s->dir, j);
-	if (repair_tail(s, fd, j, 1) < 0) {
-		close(fd);
+	jfd_pin(s, fd);
+	jstate_t *js = jstate(s, j, 0);
+	if (repair_tail(s, fd, j, 1, NULL, js ? js->end : -1) < 0)
 		return -1;
-	}
 	return fd;
 }
 
@@ -516,6 +527,7 @@ store_rebuild_index(store_t *s)
 			if (errno != EINTR)
 				return store_fail(s, EX_IOERR_, errno, "unable to lock %s/locks/store.lock", s->dir);
 		s->locked = 1;
+		jfd_changed(s);
 	}
 	unsigned nerr = s->nerr;
 	index_drop(s);
@@ -550,6 +562,7 @@ store_rebuild_index(store_t *s)
 	if (!had) {
 		flock(s->lockfd, LOCK_UN);
 		s->locked = 0;
+		jfd_changed(s);
 	}
 	return s->nerr != nerr ? -1 : 0;
 }
@@ -562,7 +575,7 @@ store_check_journal(store_t *s, const char *journal)
 	int fd = fs_open(s->dfd, journal, O_RDWR | O_APPEND, 0);
 	if (fd < 0)
 		return 0;
-	int cut = repair_tail(s, fd, journal, 1);
+	int cut = repair_tail(s, fd, journal, 1, NULL, -1);
 	close(fd);
 	return cut;
 }
@@ -577,9 +590,9 @@ store_compact(store_t *s, const char *journal, int force)
 	if (!fs_exists(s->dfd, journal))
 		return 0;
 	int fd = journal_open_append(s, journal);   /* repairs a torn tail */
+	jfd_unpin_all(s);
 	if (fd < 0)
 		return -1;
-	close(fd);
 	jmap_t m;
 	buf_t data;
 	if (journal_map(s, journal, NULL, &m, &data) < 0)
@@ -617,6 +630,7 @@ store_compact(store_t *s, const char *journal, int force)
 			buf_free(&data);
 			return -1;
 		}
+		jfd_forget(s, journal);   /* the old file's descriptor */
 		fault_point("compact-after-rename");
 		jstate_t *js = jstate(s, journal, 1);
 		js->end = js->seen = out.len;

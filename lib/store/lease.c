@@ -11,11 +11,23 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "store/lease.h"
+#include "store/storefd.h"
 
 static void
 lock_path(const char *id, char *out, size_t n)
 {
 	snprintf(out, n, "locks/%s", id);
+}
+
+/* The directory to open id's lock file in and its name there: locks/ and
+ * id (one name, not a path walk), or, while locks/ is not there yet, the
+ * data directory and p. */
+static int
+lock_at(store_t *s, const char *id, const char *p, const char **name)
+{
+	int ld = store_locks_dir(s, 0);
+	*name = ld >= 0 ? id : p;
+	return ld >= 0 ? ld : s->dfd;
 }
 
 int
@@ -25,10 +37,12 @@ lease_take(store_t *s, const char *id, int *fdp)
 	if (!id_valid(id))
 		return LEASE_UNKNOWN;
 	lock_path(id, p, sizeof p);
+	const char *name;
+	int ld = lock_at(s, id, p, &name);
 	for (int tries = 0; tries < 10; tries++) {
 		/* no O_CLOEXEC: the lease is inherited by CMD on purpose;
 		 * callers that exec other things close it themselves */
-		int fd = fs_open(s->dfd, p, O_RDWR, 0);
+		int fd = fs_open(ld, name, O_RDWR, 0);
 		if (fd < 0 && errno == ENOENT) {
 			if (!fdp)
 				return LEASE_TAKEN;   /* no file: no holder (see lease.h) */
@@ -37,7 +51,7 @@ lease_take(store_t *s, const char *id, int *fdp)
 			int had = s->locked;
 			if (!had)
 				store_lock(s);
-			fd = fs_open(s->dfd, p, O_RDWR | O_CREAT, 0644);
+			fd = fs_open(ld, name, O_RDWR | O_CREAT, 0644);
 			if (fd < 0 && errno == ENOENT && fs_mkdirs(s->dfd, "locks") == 0)
 				fd = fs_open(s->dfd, p, O_RDWR | O_CREAT, 0644);
 			if (!had)
@@ -62,7 +76,7 @@ lease_take(store_t *s, const char *id, int *fdp)
 			return LEASE_UNKNOWN;
 		}
 		struct stat a, b;
-		if (fstat(fd, &a) == 0 && fstatat(s->dfd, p, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+		if (fstat(fd, &a) == 0 && fstatat(ld, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    a.st_ino == b.st_ino && a.st_dev == b.st_dev) {
 			if (fdp)
 				*fdp = fd;
@@ -80,7 +94,9 @@ lease_busy(store_t *s, const char *id)
 {
 	char p[64];
 	lock_path(id, p, sizeof p);
-	int fd = fs_open(s->dfd, p, O_RDONLY, 0);
+	const char *name;
+	int ld = lock_at(s, id, p, &name);
+	int fd = fs_open(ld, name, O_RDONLY, 0);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : 1;
 	int busy = 0;
@@ -122,8 +138,10 @@ lease_inherited(store_t *s, const char *id)
 		return -1;
 	char p[64];
 	lock_path(id, p, sizeof p);
+	const char *name;
+	int ld = lock_at(s, id, p, &name);
 	struct stat a, b;
-	if (fstat(fd, &a) < 0 || fstatat(s->dfd, p, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
+	if (fstat(fd, &a) < 0 || fstatat(ld, name, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    a.st_ino != b.st_ino || a.st_dev != b.st_dev)
 		return -1;
 	/* flock on our own (inherited) open file description succeeds
@@ -148,7 +166,9 @@ lease_held(store_t *s, const char *id, int fd)
 		warnsys("the lease of %s is lost (its lock in %s/%s)", id, s->dir, p);
 		return 0;
 	}
-	if (fstat(fd, &a) < 0 || fstatat(s->dfd, p, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
+	const char *name;
+	int ld = lock_at(s, id, p, &name);
+	if (fstat(fd, &a) < 0 || fstatat(ld, name, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
 		warnx_("the lease of %s is lost (%s/%s is not the file locked)", id, s->dir, p);
 		return 0;

@@ -14,6 +14,7 @@
  *   index.c        the active index (index/active.jsonl)
  *   journal.c      journals: scan, replay, rebuild, compaction
  *   expire.c       the index of expiries (expire.h)
+ *   storefd.c      descriptors kept open: journals, locks/ (storefd.h)
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -30,6 +31,7 @@
 #include "base/host.h"
 #include "store/durable.h"
 #include "store/fscheck.h"
+#include "store/storefd.h"
 #include "store/storeperm.h"
 #include "store/store_int.h"
 
@@ -147,7 +149,7 @@ int
 store_open(store_t *s, const char *dir, int create)
 {
 	memset(s, 0, sizeof *s);
-	s->lockfd = s->idxfd = s->dfd = -1;
+	s->lockfd = s->idxfd = s->dfd = s->locksfd = -1;
 	s->dir = xstrdup(dir ? dir : store_default_dir());
 	const char *sync = getenv("ABX_SYNC");
 	s->durable = !(sync && strcmp(sync, "0") == 0);
@@ -228,6 +230,7 @@ store_close(store_t *s)
 	free(s->unsynced);
 	free(s->named);
 	index_drop(s);
+	jfd_close_all(s);
 	if (s->lockfd >= 0)
 		close(s->lockfd);
 	if (s->dfd >= 0)
@@ -239,7 +242,7 @@ store_close(store_t *s)
 	char msg[sizeof s->errmsg];
 	memcpy(msg, s->errmsg, sizeof msg);
 	memset(s, 0, sizeof *s);
-	s->dfd = s->lockfd = s->idxfd = -1;
+	s->dfd = s->lockfd = s->idxfd = s->locksfd = -1;
 	s->err = err;
 	s->nerr = nerr;
 	memcpy(s->errmsg, msg, sizeof msg);

@@ -39,13 +39,17 @@
  * hold active items (the top-level ones, and a crawl's while the crawl or
  * an item of it is active: a finished crawl's journal is never opened by
  * a lock; a commit to one replays it first).  The index is compacted when
- * its file holds more than twice its live lines plus 64.  A hint is also checked
+ * its file holds more than twice its live lines plus 64 (without the 64
+ * after a transaction that made an entry gone: a sealed item's rows do not
+ * stay).  A hint is also checked
  * against the line it points to.  The index is not synced: its first line
- * names the boot it was written in, and an index that is empty, whose
- * first line is torn or not that header, or that names another boot (a
- * power loss may have dropped any part of it) is rebuilt from the journals
- * before anything of it is used ($ABX_TEST_BOOT_ID stands for the boot id
- * in the power-loss tests).  The due predicate over the index is queue.h's.
+ * names the boot it was written in, and an index that is empty, or whose
+ * first line is torn or not that header, is rebuilt from the journals
+ * before anything of it is used; one that names another boot (another
+ * host's, or a power loss may have dropped any part of it) is used only if
+ * every line of it is whole (index.c), else rebuilt ($ABX_TEST_BOOT_ID
+ * stands for the boot id in the power-loss tests).  The store keeps the
+ * journals' descriptors open between transactions (storefd.h).  The due predicate over the index is queue.h's.
  *
  * A torn last line (a writer killed mid-write) is moved to "<journal>.torn"
  * and cut off by the next writer under the lock, with a warning; readers
@@ -74,6 +78,7 @@
 #define ABX_STORE_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "base/buf.h"
 #include "base/clock.h"
@@ -111,6 +116,7 @@ typedef struct {
 	int64_t off;
 } lhint_t;
 #define LEAN_HINTS 4
+#define JFD_KEEP 16                /* journal descriptors kept (storefd.h) */
 
 typedef struct store {
 	int dfd;
@@ -129,6 +135,7 @@ typedef struct store {
 	ient_t *tab;
 	size_t tabcap, nlive, nlines;
 	size_t flines;                 /* lines in the index file */
+	int dropped;                   /* this transaction made an entry gone */
 	int idxfd;
 	int64_t idxoff;                /* bytes of index/active.jsonl applied */
 	ino_t idxino;
@@ -148,6 +155,16 @@ typedef struct store {
 	int lean;
 	lhint_t hint[LEAN_HINTS];
 	int nhint;
+	/* descriptors kept between transactions (storefd.h) */
+	struct {
+		char j[128];
+		int fd, rw, pinned;
+		struct stat st;        /* its fstat, taken in epoch ... */
+		unsigned epoch;
+	} jfd[JFD_KEEP];
+	int njfd;
+	unsigned jepoch;               /* under the lock; moved by every change */
+	int locksfd;                   /* locks/, or -1 */
 } store_t;
 
 /* Open DIR (NULL: $ABX_DIR, else the default).  create: make it if absent;

@@ -69,7 +69,7 @@ void expire_note(store_t *s, const rec_t *r);
 int ient_cmp(const void *a, const void *b);
 
 /* journal.c: journals */
-int repair_tail(store_t *s, int fd, const char *rel, int keep);
+int repair_tail(store_t *s, int fd, const char *rel, int keep, struct stat *known, int64_t clean);
 void entry_journal(const ient_t *e, char *out, size_t n);
 int read_line_at(int fd, int64_t off, buf_t *out);
 int line_id(const char *p, size_t n, char id[ID_LEN + 1]);

@@ -24,6 +24,7 @@
 #include "base/fs.h"
 #include "store/durable.h"
 #include "store/store_int.h"
+#include "store/storefd.h"
 
 void
 store_put(store_t *s, rec_t *r)
@@ -86,7 +87,7 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 	if (w->fd < 0)
 		return -1;
 	struct stat st;
-	if (fstat(w->fd, &st) < 0)
+	if (jfd_stat(s, w->fd, &st) < 0)
 		return store_fail(s, EX_IOERR_, errno, "unable to stat %s/%s", s->dir, j);
 	/* the index must know the journal (a state line: replayed from
 	 * there) before a line is written to it, or a crash or a full disk
@@ -145,6 +146,7 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 	}
 	/* one write(2): a reader never sees half of a commit */
 	ssize_t n = fault_armed("journal-enospc") ? (errno = ENOSPC, -1) : write(w->fd, lines.p, lines.len);
+	jfd_changed(s);
 	int e = n < 0 ? errno : ENOSPC;   /* a short write to a file: the disk is full */
 	size_t len = lines.len;
 	buf_free(&lines);
@@ -181,6 +183,7 @@ unwrite_journal(store_t *s, jwrite_t *w)
 {
 	if (w->fd < 0 || w->end <= w->base)
 		return;
+	jfd_changed(s);
 	if (ftruncate(w->fd, w->base) < 0 || (s->durable && fdatasync(w->fd) < 0)) {
 		int e = errno;
 		char was[sizeof s->errmsg];
@@ -204,14 +207,12 @@ sync_journal(store_t *s, const char *j)
 {
 	if (!s->durable)
 		return 0;
-	int fd = fs_open(s->dfd, j, O_RDWR, 0);
+	int fd = jfd_open(s, j, 0, 0, NULL);
 	if (fd < 0)
 		return 0;
-	int rc = 0;
 	if (fdatasync(fd) < 0)
-		rc = store_fail(s, EX_IOERR_, errno, "unable to sync %s/%s", s->dir, j);
-	close(fd);
-	return rc;
+		return store_fail(s, EX_IOERR_, errno, "unable to sync %s/%s", s->dir, j);
+	return 0;
 }
 
 void
@@ -420,11 +421,9 @@ store_commit(store_t *s)
 			index_append(s, &w[k].idx);
 		}
 	}
-	for (size_t k = 0; k < nw; k++) {
-		if (w[k].fd >= 0)
-			close(w[k].fd);
+	for (size_t k = 0; k < nw; k++)
 		buf_free(&w[k].idx);
-	}
+	jfd_unpin_all(s);   /* the journals' descriptors stay open (storefd.h) */
 	free(w);
 	free(done);
 	store_discard(s);

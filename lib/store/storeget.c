@@ -13,6 +13,7 @@
 #include "base/err.h"
 #include "base/fsretry.h"
 #include "store/store_int.h"
+#include "store/storefd.h"
 
 static pending_t *
 pending_find(store_t *s, const char *id)
@@ -47,19 +48,16 @@ store_get_in(store_t *s, const char *id, const char *journal, rec_t *out)
 		e = index_slot(s, id, 0);   /* the replay may have grown the table */
 	}
 	if (e && e->live) {
-		int fd = fsr_open(s->dfd, j, O_RDONLY, FSR_EXISTED, NULL);
+		int fd = jfd_open(s, j, 0, FSR_EXISTED, NULL);
 		buf_t line = {0};
 		if (fd >= 0 && e->off >= 0 && read_line_at(fd, e->off, &line) == 0) {
 			char lid[ID_LEN + 1];
 			if (line_id(line.p, line.len, lid) == 0 && strcmp(lid, id) == 0 &&
 			    rec_parse(out, line.p, line.len) == 0) {
-				close(fd);
 				buf_free(&line);
 				return 0;
 			}
 		}
-		if (fd >= 0)
-			close(fd);
 		buf_free(&line);
 		/* a stale hint: rescan that journal for this id */
 		int64_t off;

@@ -41,6 +41,7 @@
 #include "base/fs.h"
 #include "base/fsretry.h"
 #include "store/store_int.h"
+#include "store/storefd.h"
 
 /* Is j a journal name the store writes: a top-level one or a crawl's? */
 static int
@@ -190,7 +191,7 @@ lean_get(store_t *s, const char *id, rec_t *out)
 	if (!h)
 		return -1;
 	struct stat st;
-	int fd = fsr_open(s->dfd, h->j, O_RDONLY, FSR_EXISTED, &st);
+	int fd = jfd_open(s, h->j, 0, FSR_EXISTED, &st);
 	if (fd < 0)
 		return -1;
 	int rc = -1;
@@ -209,7 +210,6 @@ lean_get(store_t *s, const char *id, rec_t *out)
 		rc = 0;
 	}
 out:
-	close(fd);
 	buf_free(&line);
 	return rc;
 }

@@ -20,6 +20,7 @@
 #include "base/lockwait.h"
 #include "store/store_int.h"
 #include "store/storeperm.h"
+#include "store/storefd.h"
 
 static int catch_up(store_t *s);
 
@@ -41,6 +42,8 @@ store_lock(store_t *s)
 		return store_fail(s, EX_IOERR_, errno, "unable to lock %s", name);
 	}
 	s->locked = 1;
+	s->dropped = 0;
+	jfd_changed(s);   /* what was stat'ed before is stat'ed again */
 	if (s->lean)
 		return 0;   /* hints only (store.h: Lean mode) */
 	if (catch_up(s) < 0) {
@@ -119,6 +122,7 @@ store_unlock(store_t *s)
 		index_write_full(s);
 	flock(s->lockfd, LOCK_UN);
 	s->locked = 0;
+	jfd_changed(s);
 	int rb = s->rollback;
 	s->rollback = 0;
 	return rb ? -1 : 0;
