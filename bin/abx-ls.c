@@ -1,7 +1,7 @@
 /*
  * abx-ls — print the current version of records as JSONL (a table when
  * stdout is a terminal), filtered by kind, status, URL, tag, crawl and
- * creation date (verbs_filter.h), in the order listing.h gives them.
+ * the date it last changed (verbs_filter.h), in the order listing.h gives them.
  *
  * With IDs, those records (each unknown id reported; exit 65 at the end).
  * Without, every record that passes the filters: schedules, binaries,
@@ -42,8 +42,9 @@ static const char options[] =
     "  --url TEXT      crawls and snapshots whose URL contains TEXT (and their results)\n"
     "  --tag TAG       crawls and snapshots tagged TAG (and their results)\n"
     "  --crawl ID      the crawl ID and the records of its journal\n"
-    "  --since DATE    created at or after DATE (2026-12-01, or an ISO 8601 UTC time)\n"
-    "  --until DATE    created before DATE\n"
+    "  --since DATE    last changed (modified_at) at or after DATE (2026-12-01, or an\n"
+    "                  ISO 8601 UTC time)\n"
+    "  --until DATE    last changed before DATE\n"
     "  --jsonl         JSONL even to a terminal\n"
     "  -h, --help      print this help and exit\n"
     "  --version       print the version and exit\n";
