@@ -173,8 +173,8 @@ main(int argc, char **argv)
 		die(EX_DATAERR_, "--search: %s", buf_cstr(&why));
 	else if (!a.search)
 		bad = nids ? listing_ids(&s, f, ids, nids, emit, &o) : listing_all(&s, f, emit, &o);
-	if (o.fmt.kind)
-		lsfmt_tail(&o.fmt, &b), cli_out(b.p, b.len);
+	if (o.fmt.kind && (lsfmt_tail(&o.fmt, &b), b.len))
+		cli_out(b.p, b.len);
 	store_close(&s);
 	filter_free(f);
 	lsfmt_free(&o.fmt);

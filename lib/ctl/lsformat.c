@@ -98,7 +98,7 @@ lsfmt_head(lsfmt_t *f, buf_t *b)
 				buf_addc(b, ',');
 			csv_value(b, f->key[i], 0);
 		}
-		buf_adds(b, "\r\n");
+		buf_addc(b, '\r');   /* and cli_out's \n */
 		return;
 	}
 	buf_addf(b, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -111,7 +111,7 @@ lsfmt_head(lsfmt_t *f, buf_t *b)
 		html_esc(b, f->key[i]);
 		buf_adds(b, "</th>");
 	}
-	buf_adds(b, "</tr>\n");
+	buf_adds(b, "</tr>");
 }
 
 static void
@@ -158,14 +158,14 @@ lsfmt_row(lsfmt_t *f, const rec_t *r, buf_t *b)
 		}
 		free(v);
 	}
-	buf_adds(b, f->kind == LSFMT_HTML ? "</tr>\n" : "\r\n");
+	buf_adds(b, f->kind == LSFMT_HTML ? "</tr>" : "\r");
 }
 
 void
 lsfmt_tail(lsfmt_t *f, buf_t *b)
 {
 	if (f->kind == LSFMT_HTML)
-		buf_addf(b, "</table><p class=\"meta\">%ld record%s</p></main></body></html>\n", f->rows,
+		buf_addf(b, "</table><p class=\"meta\">%ld record%s</p></main></body></html>", f->rows,
 		    f->rows == 1 ? "" : "s");
 }
 

@@ -3,7 +3,8 @@
  * table (--html), a row a record.
  *
  *   lsfmt_csv()    FIELDS: record keys separated by commas ("id,url,title");
- *                  -1 and *why if there is none or one is not a key.
+ *                  -1 and *why if there is none or one cannot be a key
+ *                  (letters, digits and _).
  *   lsfmt_html()   the columns type, id, status, modified_at, url, title.
  *   lsfmt_head()   CSV: the header row (the keys); HTML: the page's head,
  *                  its style inline (no file outside it is loaded), and
@@ -21,6 +22,8 @@
  *                  directory (crawls/C/S/index.html: the file works when
  *                  saved there, as the site's index.html does).
  *   lsfmt_tail()   HTML: the table's and the page's end, with the count.
+ * Each puts one line in b without its last "\n", which the caller's
+ * cli_out() adds (a CSV row ends in "\r": CRLF with it).
  */
 #ifndef ABX_LSFORMAT_H
 #define ABX_LSFORMAT_H
