@@ -1,9 +1,12 @@
 /*
  * ctl_remove.c — abx-ctl remove: a crawl or a snapshot removed on demand,
  * in retention's steps (retention.h): lease, store lock, tombstone
- * committed durably, directory moved away, lock released, site index
- * pruned and rebuilt, trash emptied.  See ctl_verbs.h.
+ * committed durably, site index pruned (a deleted_at line appended to
+ * index.jsonl) and a snapshot's crawl page rewritten without it, directory
+ * moved away, lock released, site pages rebuilt, trash emptied.  See
+ * ctl_verbs.h.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include "base/fs.h"
 #include "store/lease.h"
 #include "tick/retention.h"
+#include "seal/crawlpage.h"
 #include "seal/seal.h"
 
 typedef struct {
@@ -55,6 +59,21 @@ tombstone(rec_t *r, int64_t now, int delete_files)
 		rec_del(r, "files_kept");
 	else
 		rec_set_raw(r, "files_kept", "true");
+}
+
+/* A snapshot's crawl page, where one was written, again without it (a
+ * hint: a failure is said, not the removal's). */
+static void
+crawl_page_again(store_t *s, const char *cid)
+{
+	char page[ID_LEN + 32];
+	rec_t cr;
+	snprintf(page, sizeof page, "crawls/%s/index.html", cid);
+	if (!id_valid(cid) || !fs_exists(s->dfd, page) || store_get(s, cid, &cr) < 0)
+		return;
+	if (rec_isnull(&cr, "deleted_at") && crawlpage_write(s, &cr) < 0)
+		warnx_("unable to write %s/%s: %s", s->dir, page, strerror(errno));
+	rec_free(&cr);
 }
 
 int
@@ -107,6 +126,8 @@ ctl_remove(store_t *s, const char *id, int delete_files, rec_t *out)
 			char ids[1][ID_LEN + 1];
 			snprintf(ids[0], sizeof ids[0], "%s", id);
 			retention_prune_site_index(s, (const char (*)[ID_LEN + 1])ids, 1);
+			if (!is_crawl)
+				crawl_page_again(s, cid);
 		}
 		if (committed && delete_files)
 			in_place = fs_exists(s->dfd, dir) && retention_move_away(s, dir, id) < 0;

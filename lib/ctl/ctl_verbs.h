@@ -17,8 +17,11 @@
  *                  and processes too) is committed durably, then, with
  *                  delete_files, its directory is moved to crawls/.deleted
  *                  and removed after the lock; without, the record says
- *                  "files_kept": true and the files stay.  The site index
- *                  loses its lines and is rebuilt (seal_site_index()).
+ *                  "files_kept": true and the files stay.  The site's
+ *                  index.jsonl gets a deleted_at line for each snapshot
+ *                  removed (none is taken out) and its pages are rebuilt
+ *                  (seal_site_index()); a snapshot's crawl page is
+ *                  rewritten without it (crawlpage.h).
  *                  CTL_BADSTATE: not final (cancel it first); CTL_BUSY:
  *                  leased.
  *   ctl_retry_select()  retry by filter: id a snapshot or a crawl (each of

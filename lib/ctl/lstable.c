@@ -123,6 +123,13 @@ what_of(store_t *s, const rec_t *r, buf_t *b, int room)
 		if (w) {
 			add_safe(b, w);
 			free(w);
+			/* a snapshot's title after its url: the url is cut last */
+			char *t = rec_streq(r, "type", "Snapshot") ? rec_str(r, "title") : NULL;
+			if (t && *t) {
+				buf_adds(b, "  ");
+				add_safe(b, t);
+			}
+			free(t);
 			return;
 		}
 	}

@@ -16,7 +16,8 @@
  * the first ones are a timestamp that records made together share) and no
  * retry_at.  What the record is about:
  *   - a snapshot: its url, after "HTTP <code> " when the site answered it
- *     with 400 or above (its http_status);
+ *     with 400 or above (its http_status), then two blanks and its title
+ *     when it has one (cut before the url is);
  *   - a result: its plugin and its snapshot's url (read from s), and when it
  *     failed ": " and the first line of its reason (result_reason_line,
  *     results.h, without a leading "exit status N: "); when both do not fit, the url takes half of the room

@@ -135,7 +135,11 @@ filter_match(filter_t *f, const rec_t *r)
 	if (ok && f->crawl)
 		ok = rec_streq(r, "id", f->crawl) || rec_streq(r, "crawl_id", f->crawl);
 	if (ok && (f->since[0] || f->until[0])) {
-		char *c = rec_str(r, "created_at");
+		/* when it last changed: a result that failed a minute ago is
+		 * found by --since today, whenever its snapshot was made */
+		char *c = rec_str(r, "modified_at");
+		if (!c)
+			c = rec_str(r, "created_at");
 		ok = c && (!f->since[0] || strcmp(c, f->since) >= 0) &&
 		     (!f->until[0] || strcmp(c, f->until) < 0);
 		free(c);

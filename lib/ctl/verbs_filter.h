@@ -10,7 +10,9 @@
  *   tag      one of a snapshot's tags or of a crawl's tags_str (whole
  *            comma-separated names, compared exactly)
  *   crawl    a crawl id: the crawl and the records of its journal
- *   since    created_at at or after DATE, until: before DATE
+ *   since    when the record last changed (modified_at, which every
+ *            store_put() sets; created_at if it has none) at or after
+ *            DATE; until: before DATE
  *
  * DATE is a day (2026-12-01) or a time of ISO 8601 UTC cut anywhere after
  * the day (2026-12-01T05, 2026-12-01T05:33:24.878287Z); times in records

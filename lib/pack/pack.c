@@ -12,6 +12,11 @@
  * ".FILE.tmp.PID" in the same directory stands in (removed on failure, left
  * by a SIGKILL).
  *
+ * A crawl's removed snapshots (deleted_at: abx-ctl remove) are history:
+ * the directories of those removed with their files kept are left out, as
+ * wacz.c leaves their WARCs out; its journal, which says they were
+ * removed, is packed whole.
+ *
  * File names are bytes: a tar's pax header wants them in UTF-8, and
  * libarchive converts from the locale's charset, which under cron (LANG
  * unset: the C locale, ASCII) fails on "café.png" with EILSEQ.  So the
@@ -49,8 +54,42 @@ header_ok(int r)
 	return r == ARCHIVE_OK || r == ARCHIVE_WARN;
 }
 
+/* The ids of a crawl's removed snapshots (deleted_at), sorted: their
+ * directories, still there when their files were kept, are not packed. */
+typedef struct {
+	char (*v)[ID_LEN + 1];
+	size_t n;
+} gone_t;
+
 static int
-pack_tree(store_t *s, struct archive *a, int dfd, const char *rel, const char *name)
+by_id(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static int
+each_gone(rec_t *r, void *arg)
+{
+	gone_t *g = arg;
+	char *id = rec_str(r, "id");
+	if (rec_streq(r, "type", "Snapshot") && !rec_isnull(r, "deleted_at") && id_valid(id)) {
+		g->v = xrealloc(g->v, (g->n + 1) * sizeof *g->v);
+		memcpy(g->v[g->n++], id, ID_LEN + 1);
+	}
+	free(id);
+	return 0;
+}
+
+static int
+is_gone(const gone_t *g, const char *name)
+{
+	return g && g->n && bsearch(name, g->v, g->n, sizeof *g->v, by_id) != NULL;
+}
+
+/* rel (below dfd) into the archive as name; a directory whole, less the
+ * children gone names (the top level of a crawl: its removed snapshots). */
+static int
+pack_tree(store_t *s, struct archive *a, int dfd, const char *rel, const char *name, const gone_t *gone)
 {
 	struct stat st;
 	if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -102,7 +141,7 @@ pack_tree(store_t *s, struct archive *a, int dfd, const char *rel, const char *n
 		for (size_t i = 0; i < nn; i++) {
 			char child[4096];
 			snprintf(child, sizeof child, "%s/%s", name, names[i]);
-			if (pack_tree(s, a, dirfd(d), names[i], child) < 0)
+			if (!is_gone(gone, names[i]) && pack_tree(s, a, dirfd(d), names[i], child, NULL) < 0)
 				rc = -1;
 			free(names[i]);
 		}
@@ -242,7 +281,16 @@ pack_dir(store_t *s, struct archive *a, const rec_t *r, const char *dir)
 	char parent[256];
 	snprintf(parent, sizeof parent, "%.*s", (int)(slash - dir), dir);
 	int pfd = fs_opendir(s->dfd, parent);
-	int rc = pfd < 0 ? -1 : pack_tree(s, a, pfd, slash + 1, slash + 1);
+	gone_t gone = {0};
+	if (rec_streq(r, "type", "Crawl")) {
+		char j[128];
+		store_crawl_journal(slash + 1, j, sizeof j);
+		store_each(s, j, "\"Snapshot\"", each_gone, &gone);
+		if (gone.n)
+			qsort(gone.v, gone.n, sizeof *gone.v, by_id);
+	}
+	int rc = pfd < 0 ? -1 : pack_tree(s, a, pfd, slash + 1, slash + 1, &gone);
+	free(gone.v);
 	if (pfd >= 0)
 		close(pfd);
 	if (rc == 0 && rec_streq(r, "type", "Crawl")) {

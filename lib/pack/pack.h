@@ -4,8 +4,9 @@
  * seal_pack(): a sealed snapshot's or crawl's directory into an archive
  * through libarchive, the format chosen by the suffix of FILE: .tar.gz,
  * .tgz, .tar.zst, .tar.xz, .tar, .zip (paths inside start with the id; a
- * crawl's holds its record as <id>/crawl.json), or .wacz (wacz.h).  FILE
- * appears whole or not at all (pack.c).
+ * crawl's holds its record as <id>/crawl.json, and not the directories of
+ * its removed snapshots), or .wacz (wacz.h).  FILE appears whole or not
+ * at all (pack.c).
  *
  * Symbolic links are packed as links (never followed); sockets, FIFOs and
  * devices are left out; a failed pack leaves no partial archive.

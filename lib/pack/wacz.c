@@ -2,7 +2,7 @@
  * wacz.c — see wacz.h.
  *
  * 1. The snapshots: the item itself, or the crawl's sealed snapshots in
- *    the order of its journal.
+ *    the order of its journal, less those removed (deleted_at).
  * 2. For each, its WARCs: scanned (warc.h) in place; a WARC that is not
  *    per-record gzip is re-encoded into an anonymous temp file.  The file
  *    goes into archive/ while its SHA-256 is taken; its records become
@@ -506,7 +506,10 @@ static int
 collect_sealed(rec_t *r, void *arg)
 {
 	wz_t *w = arg;
-	if (rec_streq(r, "type", "Snapshot") && rec_streq(r, "status", "sealed")) {
+	/* a removed one (abx-ctl remove) is history, whether or not its
+	 * files stay: not packed, and not missed */
+	if (rec_streq(r, "type", "Snapshot") && rec_streq(r, "status", "sealed") &&
+	    rec_isnull(r, "deleted_at")) {
 		char *id = rec_str(r, "id");
 		if (id_valid(id))
 			add_page(w, r);

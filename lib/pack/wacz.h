@@ -10,7 +10,9 @@
  *       every WARC a snapshot's plugins left (<plugin>/warc/NAME.warc.gz,
  *       <plugin>/warc/NAME.warc, <plugin>/NAME.warc[.gz]; wget's by
  *       default), for each sealed snapshot of the crawl in journal order
- *       (for a snapshot, its own).  A WARC whose records are each one gzip
+ *       that is not removed (deleted_at: abx-ctl remove, with its files
+ *       kept or not; neither packed nor warned about) (for a snapshot,
+ *       its own).  A WARC whose records are each one gzip
  *       member (wget's, warcio's) is stored byte for byte; any other (plain,
  *       or gzipped whole) is re-encoded record by record into gzip members
  *       first (warc.h).  The damaged tail of a WARC cut short is left out,

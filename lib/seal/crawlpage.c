@@ -33,6 +33,8 @@ static int
 collect(rec_t *r, void *arg)
 {
 	crawlrecs_t *c = arg;
+	if (!rec_isnull(r, "deleted_at"))
+		return 0;   /* removed (abx-ctl remove): history, not on the page */
 	if (rec_streq(r, "type", "Snapshot") && rec_streq(r, "crawl_id", c->cid)) {
 		char *id = rec_str(r, "id");
 		if (id_valid(id)) {

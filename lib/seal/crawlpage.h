@@ -8,9 +8,12 @@
  * by status) and one row a snapshot in (depth, created_at) order: its URL,
  * title, status and sealed_reason, results succeeded / failed / other,
  * size, the first failed plugin with the first line of its reason, and a
- * link to its own index.html when that exists.  seal_crawl() calls it
- * when a crawl is sealed and at every reseal (abx-seal CRAWL), and
- * abx-ctl cancel when it seals a crawl; the site index links it by this
+ * link to its own index.html when that exists.  A removed snapshot
+ * (deleted_at: abx-ctl remove, with its files kept or not) and its
+ * results are left out, as abx-ls leaves them out.  seal_crawl() calls it
+ * when a crawl is sealed and at every reseal (abx-seal CRAWL), abx-ctl
+ * cancel when it seals a crawl, and abx-ctl remove when it removes one of
+ * its snapshots; the site index links it by this
  * path.  Like every page it is a hint, rebuilt by
  * the next seal.  0, or -1 with errno set (nothing half-written is left).
  */

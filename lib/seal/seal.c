@@ -19,6 +19,7 @@
 #include "store/lease.h"
 #include "store/record.h"
 #include "seal/seal.h"
+#include "seal/sealtext.h"
 #include "seal/siteindex.h"
 #include "seal/snappage.h"
 
@@ -124,6 +125,7 @@ write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *result
 	snprintf(path, sizeof path, "%s/index.html", dir);
 	if (fs_write_new(s->dfd, path, b.p, b.len) < 0)
 		goto fail;
+	sealtext_write(s->dfd, snap, dir, rs.v, rs.n);   /* text.txt, for abx-ls --search */
 	goto out;
 fail:
 	rc = store_fail(s, EX_IOERR_, errno, "unable to write %s/%s", s->dir, path);
