@@ -206,7 +206,9 @@ phase_end_kept(void)
 		char *save = NULL;
 		for (char *t = strtok_r(buf_cstr(&b), " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
 			pid_t pid = atoi(t);
-			int pfd = pid > 1 && kept(pid) ? proc_pidfd(pid) : -1;
+			if (pid <= 1 || !kept(pid))
+				continue;   /* a daemon of a hook lives on, as after a one-shot run */
+			int pfd = proc_pidfd(pid);
 			struct pollfd p = {pfd, POLLIN, 0};
 			if (pfd < 0 || kill(pid, SIGTERM) < 0 || poll(&p, 1, 5000) != 1)
 				kill(pid, SIGKILL);
