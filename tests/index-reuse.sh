@@ -72,4 +72,15 @@ sum=$(cksum <"$T/f/index/active.jsonl")
 is "$(ABX_TEST_BOOT_ID=boot-f queued "$T/f")" "$(queued "$T/r" | grep -v "$(abx-ls -d "$A" "$S1" | jq -r .url)")" \
 	"a reader lists what the journals say from another boot's index"
 is "$(cksum <"$T/f/index/active.jsonl")" "$sum" "... and leaves the file as it was"
+
+# 6. a journal that lost a tail the index knew of (a power loss that kept
+# the index's lines and not the journal's): rebuilt, never trusted
+cp -a "$A" "$T/g"
+set -- "$T"/g/crawls/*/snapshots.jsonl
+J=$1
+lines=$(wc -l <"$J")
+head -n $((lines - 1)) "$J" >"$T/jcut" && cat "$T/jcut" >"$J"
+S6=$(ABX_TEST_BOOT_ID=boot-g abx-claim -d "$T/g" -k snapshot -l 600 | jq -r .id)
+is "$(boot "$T/g")" boot-g "an index of another boot that knows more of a journal than it holds is rebuilt"
+ok "... and the claim took a snapshot the journal has" sh -c "grep -q '\"id\":\"$S6\"' '$J'"
 done_testing

@@ -400,6 +400,41 @@ rebuild_locked(store_t *s)
 }
 
 /*
+ * Does another boot's index agree with the journals as they are now?
+ * Every journal it knows is at least as long as its state line says (a
+ * journal that lost a tail the index knew of, in a power loss that kept
+ * the index's lines, would leave entries pointing past its end, or into
+ * lines appended since), and a live entry past its journal's known end
+ * (an append cut between entries and their state line) still lies inside
+ * the journal.  One fstatat a journal, and one an entry past its end;
+ * 1 or 0.
+ */
+static int
+foreign_consistent(store_t *s)
+{
+	for (size_t i = 0; i < s->njs; i++) {
+		struct stat sb;
+		if (s->js[i].end > 0 &&
+		    (fstatat(s->dfd, s->js[i].j, &sb, AT_SYMLINK_NOFOLLOW) < 0 || sb.st_size < s->js[i].end))
+			return 0;
+	}
+	for (size_t i = 0; i < s->tabcap; i++) {
+		const ient_t *e = &s->tab[i];
+		if (!e->used || !e->live)
+			continue;
+		char j[128];
+		entry_journal(e, j, sizeof j);
+		jstate_t *st = jstate(s, j, 0);
+		struct stat sb;
+		if (st && e->off < st->end)
+			continue;   /* the journal was checked above */
+		if (fstatat(s->dfd, j, &sb, AT_SYMLINK_NOFOLLOW) < 0 || e->off >= sb.st_size)
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * Read new index lines (or all, if the file was replaced).  The header is
  * checked before anything of the file is used: an index that is empty or
  * whose header line is torn is rebuilt from the journals.  One that names
@@ -407,8 +442,11 @@ rebuild_locked(store_t *s)
  * have dropped any part of it: it is never synced) is used only if every
  * line of it is whole: no zero byte (a block the crash lost), each one of
  * the exact shape this store writes (index_apply_exact: lines joined or
- * cut where bytes were lost are not); else it is rebuilt.  A tail it lost is no harm: its state lines then say less
- * than the journals hold, and the lock replays the rest (store.h).
+ * cut where bytes were lost are not), and it agrees with the journals
+ * (foreign_consistent: none shorter than it says, no entry past its
+ * journal's known end); else it is rebuilt.  A tail it lost is no harm:
+ * its state lines then say less than the journals hold, and the lock
+ * replays the rest (store.h).
  */
 static int
 refresh(store_t *s, int attempt)
@@ -489,6 +527,8 @@ refresh(store_t *s, int attempt)
 		q = nl + 1;
 	}
 	free(p);
+	if (foreign && !foreign_consistent(s))
+		return rebuild_locked(s);
 	/* compact the index when tombstones dominate */
 	if (s->locked && index_bloated(s))
 		index_write_full(s);
