@@ -14,7 +14,11 @@
  *     (Target.attachToTarget: its events and commands carry its sessionId);
  *     Page.enable, Network.enable (with buffers large enough that the
  *     bodies are still there at the end), the viewport CP->width x
- *     CP->height (Emulation.setDeviceMetricsOverride);
+ *     CP->height (Emulation.setDeviceMetricsOverride); and, unless URL is
+ *     itself a /favicon.ico, Network.setBlockedURLs "*\/favicon.ico":
+ *     the browser asks for a site's icon at every load of a fresh
+ *     context, and the favicon hook fetches it once per site and crawl;
+ *     a page's own <link rel=icon> is loaded as any other resource;
  *  2. Page.navigate URL; an errorText (net::ERR_...) fails the capture
  *     with it.  Then events until Page.loadEventFired and a network idle
  *     (no request in flight for IDLE_US, at most SETTLE_US after the load),
@@ -308,6 +312,13 @@ capture_page(cdp_t *c, cap_t *cp, const char *url, int64_t deadline)
 	         deadline, &res)) < 0)
 		return rc;
 	rec_free(&res);
+	size_t ul = strlen(url);
+	if (!(ul >= 12 && !strcmp(url + ul - 12, "/favicon.ico"))) {
+		if ((rc = cdp_call(c, cp->session, "Network.setBlockedURLs", "{\"urls\":[\"*/favicon.ico\"]}", deadline,
+		         &res)) < 0)
+			return rc;
+		rec_free(&res);
+	}
 
 	/* 2. the page */
 	int64_t start = clock_mono();
