@@ -51,7 +51,7 @@ is "$(wide "$D" 007)" "" "... nothing is open to others"
 is "$(find "$D" ! -perm -040 ! -path "$D/locks*" -printf '%m %P\n')" "" \
 	"... everything (but locks/) may be read by the group"
 is "$(stat -c %a "$D/locks")" 700 "... and locks/ is the owner's alone"
-is "$(find "$D" -type d ! -perm -2000 ! -path "$D/locks" -printf '%m %P\n')" "" \
+is "$(find "$D" -type d ! -perm -2000 ! -path "$D/locks" ! -path "$D/locks/*" -printf '%m %P\n')" "" \
 	"... every directory in it setgid, so that all keeps the directory's group"
 
 D=$T/data-conf
