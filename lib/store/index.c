@@ -261,18 +261,6 @@ state_apply(store_t *s, const char *line, size_t len)
 	return 0;
 }
 
-/* Apply a line of another boot's index: only the shapes this store writes
- * (index_line, a tombstone, a state line) are taken; a line of any other
- * shape, though it may parse (two lines joined where bytes were lost),
- * says the file is damaged.  0, or -1. */
-static int
-index_apply_exact(store_t *s, const char *line, size_t len)
-{
-	if (memchr(line, 0, len))
-		return -1;   /* a block the crash lost reads as zeros */
-	return index_apply_fast(s, line, len) == 0 || state_apply(s, line, len) == 0 ? 0 : -1;
-}
-
 /* Apply one index line. Returns 0, or -1 if it is not an index line. */
 static int
 index_apply(store_t *s, const char *line, size_t len)
@@ -400,53 +388,15 @@ rebuild_locked(store_t *s)
 }
 
 /*
- * Does another boot's index agree with the journals as they are now?
- * Every journal it knows is at least as long as its state line says (a
- * journal that lost a tail the index knew of, in a power loss that kept
- * the index's lines, would leave entries pointing past its end, or into
- * lines appended since), and a live entry past its journal's known end
- * (an append cut between entries and their state line) still lies inside
- * the journal.  One fstatat a journal, and one an entry past its end;
- * 1 or 0.
- */
-static int
-foreign_consistent(store_t *s)
-{
-	for (size_t i = 0; i < s->njs; i++) {
-		struct stat sb;
-		if (s->js[i].end > 0 &&
-		    (fstatat(s->dfd, s->js[i].j, &sb, AT_SYMLINK_NOFOLLOW) < 0 || sb.st_size < s->js[i].end))
-			return 0;
-	}
-	for (size_t i = 0; i < s->tabcap; i++) {
-		const ient_t *e = &s->tab[i];
-		if (!e->used || !e->live)
-			continue;
-		char j[128];
-		entry_journal(e, j, sizeof j);
-		jstate_t *st = jstate(s, j, 0);
-		struct stat sb;
-		if (st && e->off < st->end)
-			continue;   /* the journal was checked above */
-		if (fstatat(s->dfd, j, &sb, AT_SYMLINK_NOFOLLOW) < 0 || e->off >= sb.st_size)
-			return 0;
-	}
-	return 1;
-}
-
-/*
  * Read new index lines (or all, if the file was replaced).  The header is
- * checked before anything of the file is used: an index that is empty or
- * whose header line is torn is rebuilt from the journals.  One that names
- * another boot (another host's, or written before a power loss, which may
- * have dropped any part of it: it is never synced) is used only if every
- * line of it is whole: no zero byte (a block the crash lost), each one of
- * the exact shape this store writes (index_apply_exact: lines joined or
- * cut where bytes were lost are not), and it agrees with the journals
- * (foreign_consistent: none shorter than it says, no entry past its
- * journal's known end); else it is rebuilt.  A tail it lost is no harm:
- * its state lines then say less than the journals hold, and the lock
- * replays the rest (store.h).
+ * checked before anything of the file is used: an index that is empty,
+ * whose header line is torn, or that names another boot is rebuilt from
+ * the journals.  Another boot's index may be one written before a power
+ * loss, which kept an older whole version of it (a compaction) or any
+ * part of it: it is never synced.  An older whole version names only the
+ * journals of its day, and a crawl added since would be missed (its
+ * journal is found by a rebuild, not by a replay); so it is not reused,
+ * though another host's index on a shared filesystem then is rebuilt too.
  */
 static int
 refresh(store_t *s, int attempt)
@@ -496,7 +446,6 @@ refresh(store_t *s, int attempt)
 	}
 	char *q = p, *end = p + got;
 	int first = s->idxoff == 0;
-	int foreign = 0;   /* written in another boot: checked line by line */
 	while (q < end) {
 		char *nl = memchr(q, '\n', end - q);
 		if (!nl && first) {
@@ -510,25 +459,18 @@ refresh(store_t *s, int attempt)
 			break;   /* a line being written; read it next time */
 		if (first) {
 			first = 0;
-			if (!memmem(q, nl - q, "\"type\":\"Index\"", 14)) {
+			if (!memmem(q, nl - q, "\"type\":\"Index\"", 14) ||
+			    !memmem(q, nl - q, s->boot_id, strlen(s->boot_id))) {
 				free(p);
 				return rebuild_locked(s);
 			}
-			foreign = !memmem(q, nl - q, s->boot_id, strlen(s->boot_id));
-		} else if (s->flines++, foreign && index_apply_exact(s, q, nl - q) < 0) {
-			/* written before a crash of the host that wrote it, or
-			 * of the filesystem's server, which lost part of it */
-			free(p);
-			return rebuild_locked(s);
-		} else if (!foreign && index_apply(s, q, nl - q) < 0) {
+		} else if (s->flines++, index_apply(s, q, nl - q) < 0) {
 			warnx_("%s/%s: malformed index line ignored", s->dir, INDEX_PATH);
 		}
 		s->idxoff += nl - q + 1;
 		q = nl + 1;
 	}
 	free(p);
-	if (foreign && !foreign_consistent(s))
-		return rebuild_locked(s);
 	/* compact the index when tombstones dominate */
 	if (s->locked && index_bloated(s))
 		index_write_full(s);
