@@ -515,8 +515,14 @@ offline_crawl(store_t *s, const char *cid)
 	for (size_t i = 0; i < c.n; i++) {
 		char dir[ID_LEN * 2 + 16];
 		snprintf(dir, sizeof dir, "crawls/%s/%s", cid, c.v[i].id);
-		if (c.v[i].src && offline_page(s->dfd, dir, c.v[i].src, c.v[i].url, &m) < 0 && errno != ENOENT)
+		int w = c.v[i].src ? offline_page(s->dfd, dir, c.v[i].src, c.v[i].url, &m) : 1;
+		if (w < 0 && errno != ENOENT)
 			warnx_("unable to write %s/%s/offline.html: %s", s->dir, dir, strerror(errno));
+		/* the new name durable before the tool says done, as the
+		 * seal's own files are (a syncfs would do it on ext4; this
+		 * does it on every filesystem, perfile's too) */
+		if (w == 0 && s->durable && fs_fsync_dir(s->dfd, dir) < 0)
+			warnx_("unable to sync %s/%s: %s", s->dir, dir, strerror(errno));
 	}
 	for (size_t i = 0; i < m.n; i++)
 		free(m.v[i].url);
