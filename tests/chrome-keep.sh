@@ -40,13 +40,18 @@ starttime() {
 	echo "${20:-}"
 }
 # sample DIR: until $T/stop exists, "KEEPER BROWSER STARTTIME PROXY" lines
-# into DIR.seen, one for each keeper's child, every 0.1 s
+# into DIR.seen, one for each keeper's browser, every 0.1 s
 sample() {
 	: >"$1.seen"
 	while [ ! -e "$T/stop" ]; do
 		for _k in $(keepers "$1"); do
 			for _b in $(children "$_k"); do
-				_px=$(tr '\0' '\n' 2>/dev/null <"/proc/$_b/cmdline" | grep -e '^--proxy-server=' | head -n 1)
+				# the browser is the child on the pipe (not a fork
+				# caught before its exec, nor a helper of chromium's
+				# the keeper may have been left as parent of)
+				_cl=$(tr '\0' '\n' 2>/dev/null <"/proc/$_b/cmdline")
+				case $_cl in *--remote-debugging-pipe*) ;; *) continue ;; esac
+				_px=$(printf '%s\n' "$_cl" | grep -e '^--proxy-server=' | head -n 1)
 				_bs=$(starttime "$_b")
 				# (a process caught ending has no stat left)
 				[ -n "$_bs" ] && echo "$_k $_b $_bs ${_px:-?}"

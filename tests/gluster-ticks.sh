@@ -69,7 +69,7 @@ is $bad 0 "every JSONL file is valid ($(wc -l <"$T/jsonl" | tr -d ' ') files)"
 # finishes the crawl
 echo 0.5 >"$T/slow.s"
 : >"$T/slow.log"
-C2=$(abx-add -d "$B" --depth 1 --plugins $P --config CRAWL_MAX_CONCURRENT_SNAPSHOTS=2 \
+C2=$(abx-add -d "$B" --again --depth 1 --plugins $P --config CRAWL_MAX_CONCURRENT_SNAPSHOTS=2 \
 	"$BASE/site/page2.html" | jq -r .id)
 ABX_HOST=host-a setsid abx-tick -d "$A" 2>"$T/killed.err" &
 tick=$!
