@@ -25,7 +25,10 @@ diag "$N claims by 4 claimers on 2 mounts: $(( $(date +%s) - start )) s"
 cat "$T"/claims.* | jq -r .id | sort >"$T/all"
 is "$(wc -l <"$T/all" | tr -d ' ')" $N "$N claims in all"
 is "$(sort -u "$T/all" | wc -l | tr -d ' ')" $N "no snapshot claimed twice"
-is "$(cat "$T"/err.* | grep -v '^$' | head -3)" "" "no claimer reported an error"
+# (a claimer that waits long for the store's lock says so: at a high load
+# that is no error)
+is "$(cat "$T"/err.* | grep -v -e '^$' -e '^abx-claim: warning: waiting for the lock ' | head -3)" "" \
+	"no claimer reported an error"
 is "$(abx-ls -d "$M1/data" -k snapshot -s started | wc -l | tr -d ' ')" $N "all $N are started"
 bad=0
 for j in "$M1"/data/crawls.jsonl "$M1"/data/crawls/*/snapshots.jsonl; do
