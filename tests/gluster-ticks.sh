@@ -44,7 +44,10 @@ reachable "$BASE/site/" 1 >"$T/want"
 reachable "$BASE/site/page3.html" 1 >"$T/wantb"
 want=$(( $(wc -l <"$T/want") + $(wc -l <"$T/wantb") ))
 is "$(tr ' ' '\n' <"$T/rcs" | grep -v '^[01]$')" "" "every pass of both hosts' ticks exited 0 or 1 (nothing left to do)"
-is "$(cat "$T/a.err" "$T/b.err")" "" "no tick said anything on stderr"
+# (a tick that waits long for the store's lock says so: at a high load that
+# is no error)
+is "$(cat "$T/a.err" "$T/b.err" | grep -v -e '^abx-tick: warning: waiting for the lock ')" "" \
+	"no tick said anything on stderr"
 ok "the crawl is sealed" sealed_all
 crawl_pages() {
 	abx-ls -d "$1" -k snapshot -s sealed --jsonl | jq -r "select(.crawl_id == \"$2\") | \"\(.depth) \(.url)\"" |
