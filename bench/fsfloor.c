@@ -3,7 +3,7 @@
  * filesystem's own floor (part of make bench: bench/gluster.sh runs it on
  * the two-mount GlusterFS rig, and on the local disk for comparison).
  *
- * Usage: fsfloor -d DIR [-r rounds] [-k claims-per-round] [-w warmup]
+ * Usage: fsfloor -d DIR [-r rounds] [-k claims-per-round] [-w warmup] [-p CMD]
  *
  * In a fresh data directory under DIR (removed at exit): one crawl with
  * (r + w) * k due snapshots, written through the store.  Each round makes
@@ -15,6 +15,13 @@
  * there.  A figure is the median over the rounds (after w warm-up rounds)
  * of the round's mean; the ratio is claim / floor.  At the end every claim
  * must have claimed a distinct snapshot, or the run fails.
+ *
+ * -p CMD: after the rounds, k more durable claims alone, then k floor
+ * operations alone, each run between two runs of CMD through sh -c: just
+ * before (FSFLOOR_PHASE=before in its environment) and just after
+ * (FSFLOOR_PHASE=after), with FSFLOOR_WHAT=claim or floor and FSFLOOR_N=k:
+ * bench/gluster.sh clears and reads the brick's `gluster volume profile`
+ * there, to count the brick operations of a claim and of the floor.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,12 +45,51 @@
 #include "base/json.h"
 #include "store/store.h"
 
-#define USAGE "usage: fsfloor -d DIR [-r rounds] [-k claims-per-round] [-w warmup]"
+#define USAGE "usage: fsfloor -d DIR [-r rounds] [-k claims-per-round] [-w warmup] [-p CMD]"
 
 static void
 cleanup(void)
 {
 	bench_rmtree(tmproot);
+}
+
+/* One durable claim; remember what it claimed in seen[*nseen]. */
+static void
+claim1(store_t *s, char (*seen)[ID_LEN + 1], int *nseen)
+{
+	static const claim_opts_t o = {3600 * INT64_C(1000000), 0, 0};
+	rec_t out;
+	int lfd;
+	if (claim_next(s, "Snapshot", NULL, &o, &out, &lfd) != 0)
+		die(s->err ? s->err : EX_SOFT_, "claim %d found nothing due: %s", *nseen, s->errmsg);
+	char *id = rec_str(&out, "id");
+	snprintf(seen[(*nseen)++], ID_LEN + 1, "%s", id ? id : "");
+	free(id);
+	rec_free(&out);
+}
+
+/* One floor operation on ffd: a locked durable append of line. */
+static void
+floor1(int ffd, const char *path, const char *line, size_t n)
+{
+	if (flock(ffd, LOCK_EX) < 0 || write(ffd, line, n) != (ssize_t)n || fdatasync(ffd) < 0 ||
+	    flock(ffd, LOCK_UN) < 0)
+		diesys(EX_IOERR_, "unable to append to %s", path);
+}
+
+/* Run CMD with FSFLOOR_PHASE, FSFLOOR_WHAT, FSFLOOR_N; fail if it fails. */
+static void
+hook(const char *cmd, const char *phase, const char *what, int k)
+{
+	char n[16];
+	snprintf(n, sizeof n, "%d", k);
+	setenv("FSFLOOR_PHASE", phase, 1);
+	setenv("FSFLOOR_WHAT", what, 1);
+	setenv("FSFLOOR_N", n, 1);
+	fflush(stdout);
+	int rc = system(cmd);
+	if (rc != 0)
+		die(EX_SOFT_, "-p %s (%s the %s operations) failed: status %d", cmd, phase, what, rc);
 }
 
 static void
@@ -85,15 +131,16 @@ queue(store_t *s, int n)
 int
 main(int argc, char **argv)
 {
-	const char *dir = NULL;
+	const char *dir = NULL, *prof = NULL;
 	int rounds = 7, k = 20, warm = 1, c;
 	err_init(argv[0]);
-	while ((c = getopt(argc, argv, "d:r:k:w:h")) != -1) {
+	while ((c = getopt(argc, argv, "d:r:k:w:p:h")) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
 		case 'r': rounds = atoi(optarg); break;
 		case 'k': k = atoi(optarg); break;
 		case 'w': warm = atoi(optarg); break;
+		case 'p': prof = optarg; break;
 		default: fprintf(stderr, "%s\n", USAGE); return c == 'h' ? 0 : EX_USAGE_;
 		}
 	}
@@ -109,7 +156,7 @@ main(int argc, char **argv)
 	store_t s;
 	if (store_open(&s, tmproot, 1) < 0)
 		die(s.err, "%s", s.errmsg);
-	int total = (rounds + warm) * k;
+	int total = (rounds + warm + (prof != NULL)) * k;
 	queue(&s, total);
 	char floorp[4200];
 	snprintf(floorp, sizeof floorp, "%s/floor.jsonl", tmproot);
@@ -122,32 +169,31 @@ main(int argc, char **argv)
 	double *cl = xcalloc(rounds, sizeof *cl), *fl = xcalloc(rounds, sizeof *fl);
 	char (*seen)[ID_LEN + 1] = xcalloc(total, sizeof *seen);
 	int nseen = 0;
-	claim_opts_t o = {3600 * INT64_C(1000000), 0, 0};
 	for (int r = 0; r < rounds + warm; r++) {
 		double tc = 0, tf = 0;
 		for (int i = 0; i < k; i++) {
 			check_stop();
-			rec_t out;
-			int lfd;
 			double t = bench_mono_us();
-			int rc = claim_next(&s, "Snapshot", NULL, &o, &out, &lfd);
+			claim1(&s, seen, &nseen);
 			tc += bench_mono_us() - t;
-			if (rc != 0)
-				die(s.err ? s.err : EX_SOFT_, "claim %d found nothing due: %s", nseen, s.errmsg);
-			char *id = rec_str(&out, "id");
-			snprintf(seen[nseen++], ID_LEN + 1, "%s", id ? id : "");
-			free(id);
-			rec_free(&out);
 			t = bench_mono_us();
-			if (flock(ffd, LOCK_EX) < 0 || write(ffd, line, sizeof line) != (ssize_t)sizeof line ||
-			    fdatasync(ffd) < 0 || flock(ffd, LOCK_UN) < 0)
-				diesys(EX_IOERR_, "unable to append to %s", floorp);
+			floor1(ffd, floorp, line, sizeof line);
 			tf += bench_mono_us() - t;
 		}
 		if (r >= warm) {
 			cl[r - warm] = tc / k;
 			fl[r - warm] = tf / k;
 		}
+	}
+	if (prof) {
+		hook(prof, "before", "claim", k);
+		for (int i = 0; i < k; i++)
+			claim1(&s, seen, &nseen);
+		hook(prof, "after", "claim", k);
+		hook(prof, "before", "floor", k);
+		for (int i = 0; i < k; i++)
+			floor1(ffd, floorp, line, sizeof line);
+		hook(prof, "after", "floor", k);
 	}
 	for (int i = 0; i < nseen; i++)
 		for (int j = i + 1; j < nseen; j++)

@@ -5,6 +5,9 @@
 #   1. a durable claim in-process against the volume's own floor (flock +
 #      512-byte append + fdatasync on it): bench/fsfloor on the volume, and
 #      on the local disk for comparison (goal on the volume: <= 2x);
+#      then the brick's operations (gluster volume profile) for 20 claims
+#      alone and 20 floor operations alone, per operation: every durable
+#      claim must reach the brick as an FSYNC, or the bench fails;
 #   2. a claiming process (abx-claim, exec to exit) on the volume against
 #      one on the local disk;
 #   3. a 200-page crawl by two ticks on the two mounts against one tick on
@@ -30,6 +33,35 @@ rig_start coherent >/dev/null
 
 "$dir/fsfloor" -d "$M1" -r 5 -k 20 || exit $?
 "$dir/fsfloor" -d "${TMPDIR:-/tmp}" -r 5 -k 20 || exit $?
+
+# the brick's operations: fsfloor -p runs this around its claims alone and
+# its floor operations alone, the profile cleared before and read after
+rig_gluster volume profile "$RIG_VOL" start >/dev/null || exit 1
+RIG_DIR=$RIG
+export RIG_DIR RIG_VOL
+# shellcheck disable=SC2016 # expanded by the sh that fsfloor runs
+"$dir/fsfloor" -d "$M1" -r 1 -k 20 -w 0 -p '
+	if [ "$FSFLOOR_PHASE" = before ]; then a=clear; else a=cumulative; fi
+	gluster --mode=script --glusterd-sock="$RIG_DIR/run/gd.sock" --log-file="$RIG_DIR/log/cli.log" \
+	    volume profile "$RIG_VOL" info $a >"$RIG_DIR/profile.$FSFLOOR_WHAT"' >/dev/null || exit $?
+rig_gluster volume profile "$RIG_VOL" stop >/dev/null
+# brick_ops WHAT N: "total (FOP count, ...)" per operation, FSYNC first
+brick_ops() {
+	awk -v n="$2" '/No. of calls/ { t = 1; next }
+	t && $NF ~ /^[A-Z]+$/ && $(NF - 1) ~ /^[0-9]+$/ { c[$NF] += $(NF - 1); all += $(NF - 1) }
+	END {
+		printf "%.1f (FSYNC %.2f", all / n, c["FSYNC"] / n
+		for (f in c) if (f != "FSYNC") printf ", %s %.2f", f, c[f] / n
+		printf ")\n"
+	}' "$RIG/profile.$1"
+}
+fsyncs=$(brick_ops claim 20 | sed 's/.*(FSYNC \([0-9.]*\).*/\1/')
+echo "gluster: brick operations per durable claim: $(brick_ops claim 20)"
+echo "gluster: brick operations per floor operation: $(brick_ops floor 20)"
+if ! awk -v f="$fsyncs" 'BEGIN { exit !(f >= 1) }'; then
+	echo "gluster: error: $fsyncs FSYNC at the brick per durable claim (20 claims): a claim's journal line is not synced to the volume" >&2
+	exit 1
+fi
 
 # claiming processes: N claims, each its own abx-claim, on each side
 N=100
