@@ -39,7 +39,8 @@ is "$(jq -r '"\(.crawl_id) \(.owner_pid) \(.runtime)"' "$HB")" "$A $TA abx" \
 	"it names the crawl, its owner (the tick running the crawl) and ABX_RUNTIME"
 L1=$(jq -r .last_alive_at "$HB")
 now=$(date +%s.%N)
-ok "last_alive_at is the time it was written" test "$(echo "$now - $L1 < 3 && $L1 - $now < 1" | bc)" = 1
+# (written every 5 s: read up to 5 s later, and more at a high load)
+ok "last_alive_at is the time it was written" test "$(echo "$now - $L1 < 10 && $L1 - $now < 1" | bc)" = 1
 
 fresher() { [ "$(echo "$(jq -r .last_alive_at "$HB" 2>/dev/null || echo 0) > $L1" | bc)" = 1 ]; }
 ok "the heartbeat is kept fresh while the crawl runs (every 5 s)" wait_for 7 fresher
@@ -52,7 +53,10 @@ expect_exit 0 "crawl B runs to its end meanwhile, by a tick of another host" \
 	unshare -u sh -c 'hostname abx-test-other && exec abx-tick -d "$1" --crawl "$2"' sh "$D" "$B"
 ok "crawl B's setup left crawl A's browser alive" test -d "/proc/$BA"
 ok "crawl B's heartbeat is removed at its end" test ! -e "$D/crawls/$B/.heartbeat.json"
-is "$(abx-ls -d "$D" -k archiveresult --jsonl | jq -r "select(.plugin == \"chrome\") | .status" | sort | uniq -c | tr -s ' ')" \
+# (crawl A's chrome result may be in by now too, at a high load)
+SB=$(abx-ls -d "$D" -k snapshot --jsonl | jq -r "select(.crawl_id == \"$B\") | .id")
+is "$(abx-ls -d "$D" -k archiveresult --jsonl |
+	jq -r "select(.plugin == \"chrome\" and .snapshot_id == \"$SB\") | .status" | sort | uniq -c | tr -s ' ')" \
 	" 1 succeeded" "crawl B's page was archived in its own browser"
 
 wait "$TA"
