@@ -24,7 +24,10 @@
  *     (no request in flight for IDLE_US, at most SETTLE_US after the load),
  *     or 60% of the time left: a page that has not loaded by then is
  *     captured as it is, and CP->note says so;
- *  3. document.title (Runtime.evaluate) into CP->title; the DOM
+ *  3. document.title (Runtime.evaluate) into CP->title; the href of the
+ *     first <link> whose rel has the token "icon" (any case), resolved by
+ *     the browser against the document's base, into CP->icon (empty if
+ *     none, if its href is empty, or if it is not http(s)); the DOM
  *     serialised, its doctype first as chromium's --dump-dom writes it,
  *     into CP->dom; Page.captureScreenshot (PNG) into CP->png;
  *     Page.printToPDF (backgrounds printed) into CP->pdf;
@@ -64,6 +67,13 @@
 #include "base/clock.h"
 #include "base/json.h"
 
+/* The href of the first <link> whose rel has the token "icon" (any case),
+ * as the browser resolved it against the document's base; "" if there is
+ * none, its href is empty or it is not http(s). */
+#define ICON_JS "{\"expression\":\"(function (e) { var h = e && e.getAttribute('href') ? e.href : '';" \
+	" return /^https?:/i.test(h) ? h : ''; })(document.querySelector('link[rel~=icon i]'))\"," \
+	"\"returnByValue\":true}"
+
 #define IDLE_US   500000      /* no request in flight this long: idle */
 #define SETTLE_US 3000000     /* at most this long after the load event */
 
@@ -87,6 +97,7 @@ typedef struct {
 	netreq_t *req;
 	size_t nreq, capreq;
 	buf_t title, dom, png, pdf;
+	buf_t icon;                /* the page's icon link, resolved; "": none */
 	char note[256];
 } cap_t;
 
@@ -100,6 +111,7 @@ cap_free(cap_t *cp)
 	}
 	free(cp->req), free(cp->context), free(cp->target), free(cp->session), free(cp->loader);
 	buf_free(&cp->title), buf_free(&cp->dom), buf_free(&cp->png), buf_free(&cp->pdf);
+	buf_free(&cp->icon);
 	int w = cp->width, h = cp->height;
 	const char *proxy = cp->proxy;
 	memset(cp, 0, sizeof *cp);
@@ -369,6 +381,13 @@ capture_page(cdp_t *c, cap_t *cp, const char *url, int64_t deadline)
 	rec_free(&res);
 	if (v)
 		buf_adds(&cp->title, v);
+	free(v);
+	if ((rc = cdp_call(c, cp->session, "Runtime.evaluate", ICON_JS, deadline, &res)) < 0)
+		return rc;
+	v = cap_value(&res);
+	rec_free(&res);
+	if (v)
+		buf_adds(&cp->icon, v);
 	free(v);
 	if ((rc = cdp_call(c, cp->session, "Runtime.evaluate",
 	         "{\"expression\":\"(document.doctype ? new XMLSerializer().serializeToString(document.doctype)"

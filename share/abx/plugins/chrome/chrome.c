@@ -60,7 +60,9 @@
  *    reason.
  * 3. Into the cwd, each written to a temp name (".NAME.PID", O_NOFOLLOW |
  *    O_CREAT | O_EXCL) and renamed: output.html (the DOM), screenshot.png,
- *    output.pdf, title.txt (if the page has a title), headers.json (the
+ *    output.pdf, title.txt (if the page has a title), icon.txt (the URL
+ *    of its first <link rel~=icon>, if it has one: the favicon hook reads
+ *    it instead of parsing the page again), headers.json (the
  *    main document's final response, as the headers plugin writes it),
  *    capture.warc.gz (cap_warc: request and response records, one gzip
  *    member each: abx-seal --pack finds it as <plugin>/NAME.warc.gz), and
@@ -115,7 +117,7 @@ static browser_t own = {.wfd = -1, .rfd = -1, .logfd = -1};   /* ours, when not 
 static keep_t kept = {.locksfd = -1, .dfd = -1, .lockfd = -1};
 static cdp_t c = {.wfd = -1, .rfd = -1};   /* to the browser: our own's pipes, or the keeper's socket */
 
-static const char *const outputs[] = {"output.html", "screenshot.png", "output.pdf", "title.txt",
+static const char *const outputs[] = {"output.html", "screenshot.png", "output.pdf", "title.txt", "icon.txt",
                                       "headers.json", "capture.warc.gz", ".run", NULL};
 
 static void
@@ -470,6 +472,11 @@ main(int argc, char **argv)
 		if (put_file("title.txt", cap.title.p, cap.title.len, msg, sizeof msg) < 0)
 			done("failed", msg, msg);
 		buf_adds(&files, " title.txt");
+	}
+	if (cap.icon.len) {
+		if (put_file("icon.txt", cap.icon.p, cap.icon.len, msg, sizeof msg) < 0)
+			done("failed", msg, msg);
+		buf_adds(&files, " icon.txt");
 	}
 	if (cap_headers(&cap, &hj) == 0) {
 		if (put_file("headers.json", hj.p, hj.len, msg, sizeof msg) < 0)

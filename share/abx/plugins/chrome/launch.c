@@ -15,7 +15,15 @@
  * the shell hooks' chrome_run gives: --headless, --no-sandbox when
  * spec->sandbox_off, --ignore-certificate-errors when spec->insecure, GPU
  * off, no first run, no background networking, component updates or
- * sync, the user agent spec->ua, the window spec->width x spec->height.
+ * sync, no spare renderer (SpareRendererForSitePerProcess: chromium keeps
+ * a renderer started ahead for the next navigation; in a browser context
+ * a snapshot disposes of after one page it is never used, one process a
+ * snapshot more, measured with bench/procs.sh), no WebUI omnibox popup
+ * (WebUIOmniboxPopup, WebUIOmniboxAimPopup, WebUIOmniboxFullPopup: the
+ * address bar's popup of every new window, a browser context's first tab
+ * among them, made ready in a renderer of its own: one more a snapshot,
+ * for a window nobody sees), the user agent spec->ua, the window
+ * spec->width x spec->height.
  * Nothing about the network: the caller adds its own (chrome.c: the
  * egress gate or the resolver rules; keep.c: a proxy nobody answers).
  *
@@ -95,7 +103,9 @@ browser_flags(strv_t *a, const bspec_t *sp)
 {
 	static const char *const fixed[] = {"--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
 	                                    "--disable-background-networking", "--disable-component-update",
-	                                    "--disable-sync", NULL};
+	                                    "--disable-sync", "--disable-features=SpareRendererForSitePerProcess,"
+	                                    "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
+	                                    NULL};
 	strv_add(a, sp->bin);
 	strv_add(a, "--headless");
 	if (sp->sandbox_off)

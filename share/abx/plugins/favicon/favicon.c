@@ -8,8 +8,8 @@
  * stdout, logs on stderr; exit 0 succeeded, 10 skipped, else 1), in C
  * because a shell version started up to twelve programs a run (mktemp,
  * curl, the parser, sed, head, curl, tail, curl, mv, cat, rm): this one
- * starts the parser, and curl only for what the snapshot did not capture,
- * once per site and crawl.
+ * starts the parser only for a page the browser did not load, and curl
+ * only for what the snapshot did not capture, once per site and crawl.
  *
  * Numbered 56: after the chrome hook (29) and the finite background wget
  * hook (06; a hook numbered 50 or more waits for it, phase.h), whose
@@ -26,10 +26,12 @@
  *    fetched (curl as hook.sh's hook_curl ran it, hookcurl.h, through the
  *    egress gate; any status).  Its first <link rel=icon> (any rel with the
  *    token "icon"), resolved against the page's final URL and its <base>,
- *    is the first candidate.  The HTML is read by parse_html_urls --icon,
- *    the C parser of the sibling plugin (../parse_html_urls/ beside this
- *    program, found through /proc/self/exe); without it only the second is
- *    tried.
+ *    is the first candidate.  When the page comes from the chrome hook's
+ *    capture, the browser read it: ../chrome/icon.txt (chrome.c; none:
+ *    the page has no icon link), and nothing is started.  Else the HTML is
+ *    read by parse_html_urls --icon, the C parser of the sibling plugin
+ *    (../parse_html_urls/ beside this program, found through
+ *    /proc/self/exe); without it only the second is tried.
  * 2. Then /favicon.ico of the origin of the page's final URL.
  * 3. A candidate the capture holds (cap_response: the browser or wget
  *    loaded it): a 2xx answer with a body whose Content-Type is not HTML is
@@ -332,8 +334,17 @@ page_icon(const char *url, cpage_t *cp, buf_t *base, buf_t *icon)
 		rc = fetch(url, pargs, page);
 		buf_add(base, curl.out.p ? curl.out.p : "", curl.out.len);
 	}
-	if (rc == 0)
+	if (rc == 0 && cp->src && !strcmp(cp->src, "chrome")) {
+		/* the browser read the page's icon link: chrome/icon.txt (none: no link) */
+		if (cap_file("chrome/icon.txt", icon) < 0)
+			buf_reset(icon);
+		while (icon->len && (icon->p[icon->len - 1] == '\n' || icon->p[icon->len - 1] == '\r'))
+			icon->p[--icon->len] = 0;
+		if (strchr(buf_cstr(icon), '\n') || strncasecmp(buf_cstr(icon), "http", 4))
+			buf_reset(icon);
+	} else if (rc == 0) {
 		icon_of(buf_cstr(base), page, icon);
+	}
 	close(page);
 	if (!base->len)
 		buf_adds(base, url);
