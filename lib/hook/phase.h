@@ -115,6 +115,9 @@ int phase_run(store_t *s, const phase_opts_t *o);
 /* A serving worker's end: each child kept for it (step 9) gets SIGTERM
  * and is waited for (SIGKILL after 5 s): it ends before the worker does. */
 void phase_end_kept(void);
+/* A serving worker's start: its phases keep one egress gate process
+ * between them (phase_gate.c, gate.h "Kept") instead of one a phase. */
+void phase_gate_keep(void);
 
 /* Is family one that phase_run runs? */
 int phase_family_valid(const char *family);
