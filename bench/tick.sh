@@ -7,9 +7,12 @@
 #      perf's sched tracepoints (fork, exec, exit; no ptrace, no syscall
 #      tracing): the hook itself (fork to exit), the worker around it (a
 #      child of abx-tick that has the hook as its child: fork to exit,
-#      less the hook), the other children of abx-tick (CrawlSetup and
+#      less the hook; a serving worker's kept gate is the worker's), the
+#      other children of abx-tick (CrawlSetup and
 #      CrawlCleanup phases), and abx-tick's own bookkeeping (the rest of
-#      its lifetime); and how many processes are started per snapshot;
+#      its lifetime); and how many processes are started per snapshot,
+#      in all and by program (a serving worker runs many snapshots: every
+#      figure is divided by the snapshots, not by the workers);
 #   3. tick cost: a pass with 10 due snapshots among 100k sealed ones
 #      against a pass with the 10 alone.
 # The tools run from a copy of bin/ and share/ made at the start, so that
@@ -70,18 +73,23 @@ if command -v perf >/dev/null 2>&1 &&
 	END {
 		total = exitt[tick] - exect[tick]
 		for (p in parent) if (parent[p] == tick) worker[p] = 1
-		for (p in parent) if (parent[p] in worker) { hooks[parent[p]] += exitt[p] - forkt[p]; nh[parent[p]]++ }
+		for (p in parent) if ((parent[p] in worker) && (p in exitt) && file[p] != "abx-gate") { hooks[parent[p]] += exitt[p] - forkt[p]; nh[parent[p]]++ }
 		for (w in worker) {
+			if (!(w in exitt)) continue
 			life = exitt[w] - forkt[w]
-			if (nh[w]) { W += life; H += hooks[w]; ns++ } else { P += life; np++ }
+			if (nh[w]) { W += life; H += hooks[w]; nw++ } else { P += life; np++ }
 		}
+		for (p in file) byprog[file[p]]++
 		own = total - W - P
-		printf "tick: split, 1 slot, %d snapshots (perf sched tracepoints): %.2f ms per snapshot = hook %.2f ms (%.0f%%) + the worker around it %.2f ms (%.0f%%) + abx-tick bookkeeping %.2f ms (%.0f%%) + %d other children of abx-tick (CrawlSetup/Cleanup phases) %.2f ms (%.0f%%)\n",
-			ns, total * 1e3 / ns, H * 1e3 / ns, 100 * H / total, (W - H) * 1e3 / ns, 100 * (W - H) / total,
-			own * 1e3 / ns, 100 * own / total, np, P * 1e3 / ns, 100 * P / total
+		# per snapshot: a serving worker runs many (WORKER_MAX_SNAPSHOTS)
+		printf "tick: split, 1 slot, %d snapshots, %d workers (perf sched tracepoints): %.2f ms per snapshot = the hooks %.2f ms (%.0f%%) + the worker around them %.2f ms (%.0f%%) + abx-tick bookkeeping %.2f ms (%.0f%%) + %d other children of abx-tick (CrawlSetup/Cleanup phases) %.2f ms (%.0f%%)\n",
+			n, nw, total * 1e3 / n, H * 1e3 / n, 100 * H / total, (W - H) * 1e3 / n, 100 * (W - H) / total,
+			own * 1e3 / n, 100 * own / total, np, P * 1e3 / n, 100 * P / total
 		printf "tick: processes per snapshot: %.2f execve, %.2f forks/spawns (%d execve, %d forks in all)\n",
-			execs / ns, forks / ns, execs, forks
-		if (ns != n) printf "tick: warning: %d snapshot workers seen, %d expected\n", ns, n
+			execs / n, forks / n, execs, forks
+		line = ""
+		for (f in byprog) line = line sprintf(" %s %.2f", f, byprog[f] / n)
+		printf "tick: execve per snapshot by program:%s\n", line
 	}'
 else
 	echo "tick: split: skipped (perf with sched tracepoints is not available here)"

@@ -44,6 +44,7 @@ typedef struct {
 	const char *page;
 	long n, serve, parent;
 	gate_pace_t pace;
+	int kept;
 } opts_t;
 
 static void on_stop(int sig) { stop = sig; }
@@ -85,7 +86,8 @@ parse(int argc, char **argv, opts_t *o)
 		{"listen", required_argument, 0, 'n'}, {"help", no_argument, 0, 'h'},
 		{"pace", required_argument, 0, 'c'}, {"data", required_argument, 0, 'd'},
 		{"pace-wait", required_argument, 0, 'w'},
-		{"serve", required_argument, 0, 's'}, {"parent", required_argument, 0, 'P'}, {0, 0, 0, 0},
+		{"serve", required_argument, 0, 's'}, {"parent", required_argument, 0, 'P'},
+		{"kept", no_argument, 0, 'k'}, {0, 0, 0, 0},
 	};
 	for (int c; (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1;) {
 		switch (c) {
@@ -100,6 +102,7 @@ parse(int argc, char **argv, opts_t *o)
 		case 'w': o->pace.wait = (int)number("--pace-wait", optarg, 1, 3600); break;
 		case 's': o->serve = number("--serve", optarg, 1, GATE_MAX_LISTENERS); break;   /* gate_start's, gate.h */
 		case 'P': o->parent = number("--parent", optarg, 1, 1L << 30); break;
+		case 'k': o->kept = 1; break;   /* gate_start_kept's, gate.h */
 		case 'h': cli_help(usage, options);
 		case CLI_VERSION: cli_version();
 		default: cli_usage(usage);
@@ -118,8 +121,12 @@ main(int argc, char **argv)
 {
 	err_init(argv[0]);
 	sig_reset();
-	opts_t o = {0, NULL, 1, 0, 0, {0, NULL, 0}};
+	opts_t o = {0, NULL, 1, 0, 0, {0, NULL, 0}, 0};
 	parse(argc, argv, &o);
+	if (o.kept && gate_serve_kept(3, (pid_t)o.parent) < 0)
+		diesys(EX_SOFT_, "--kept: the gate cannot start");
+	if (o.kept)
+		return 0;
 	const gate_pace_t *pace = o.pace.max ? &o.pace : NULL;
 	const char *why = "";
 	if (o.serve > 0 && gate_serve_fds((int)o.serve, o.allow, o.page, (pid_t)o.parent, pace, &why) < 0) {

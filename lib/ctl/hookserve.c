@@ -133,6 +133,7 @@ hook_serve(const char *dir, int in, FILE *out, const sigset_t *waitmask, volatil
 	char w[48];
 	snprintf(w, sizeof w, "%ld.%lld", (long)getpid(), proc_starttime(getpid()));
 	setenv("ABX_WORKER", w, 1);
+	phase_gate_keep();   /* one egress gate for all its snapshots */
 	while (!*stop) {
 		struct pollfd p = {in, POLLIN, 0};
 		if (ppoll(&p, 1, NULL, waitmask) < 0) {

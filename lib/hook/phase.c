@@ -202,26 +202,37 @@ phase_end_kept(void)
 	snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	buf_t b = {0};
+	pid_t pid[64];
+	int pfd[64], n = 0;
 	if (fd >= 0 && fs_read_fd(fd, &b) == 0) {
 		char *save = NULL;
-		for (char *t = strtok_r(buf_cstr(&b), " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
-			pid_t pid = atoi(t);
-			if (pid <= 1 || !kept(pid))
+		for (char *t = strtok_r(buf_cstr(&b), " \n", &save); t && n < 64; t = strtok_r(NULL, " \n", &save)) {
+			pid_t p = atoi(t);
+			if (p <= 1 || !kept(p))
 				continue;   /* a daemon of a hook lives on, as after a one-shot run */
-			int pfd = proc_pidfd(pid);
-			struct pollfd p = {pfd, POLLIN, 0};
-			if (pfd < 0 || kill(pid, SIGTERM) < 0 || poll(&p, 1, 5000) != 1)
-				kill(pid, SIGKILL);
-			if (pfd >= 0)
-				while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-					;
-			if (pfd >= 0)
-				close(pfd);
+			pid[n] = p;
+			pfd[n] = proc_pidfd(p);
+			if (pfd[n] < 0 || kill(p, SIGTERM) < 0)
+				kill(p, SIGKILL);
+			n++;
 		}
 	}
 	if (fd >= 0)
 		close(fd);
 	buf_free(&b);
+	/* all told at once, then waited for together: 5 s in all, not each */
+	int64_t end = (clock_mono() / 1000) + 5000;
+	for (int i = 0; i < n; i++) {
+		struct pollfd p = {pfd[i], POLLIN, 0};
+		int64_t left = end - (clock_mono() / 1000);
+		if (pfd[i] >= 0 && poll(&p, 1, left > 0 ? (int)left : 0) != 1)
+			kill(pid[i], SIGKILL);
+		if (pfd[i] >= 0) {
+			while (waitpid(pid[i], NULL, 0) < 0 && errno == EINTR)
+				;
+			close(pfd[i]);
+		}
+	}
 }
 
 /* Kill the children left: descendants that escaped their group were

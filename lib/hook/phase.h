@@ -112,9 +112,14 @@ void phase_signals(void (*handler)(int), sigset_t *waitmask);
 
 int phase_run(store_t *s, const phase_opts_t *o);
 
-/* A serving worker's end: each child kept for it (step 9) gets SIGTERM
- * and is waited for (SIGKILL after 5 s): it ends before the worker does. */
+/* A serving worker's end: each child kept for it (step 9: a kept browser's
+ * keeper, its egress gate) gets SIGTERM, all at once, and they are waited
+ * for together (SIGKILL to those left after 5 s): they end before the
+ * worker does, well within the 5 s abx-tick gives the worker. */
 void phase_end_kept(void);
+/* A serving worker's start: its phases keep one egress gate process
+ * between them (phase_gate.c, gate.h "Kept") instead of one a phase. */
+void phase_gate_keep(void);
 
 /* Is family one that phase_run runs? */
 int phase_family_valid(const char *family);

@@ -34,6 +34,15 @@
  *     reaped, which would kill it): the gate is stopped and reaped.  A
  *     CrawlSetup daemon left running loses its gate with the phase: its
  *     fetches are then refused (connection refused), never unchecked.
+ *
+ * A serving worker (phase_gate_keep, hookserve.h) keeps one gate process
+ * for all its snapshots instead (gate.h "Kept"): step 1 tells it the
+ * phase's rules with fresh listeners (gate_start_kept), step 4 ends the
+ * phase's part of it (its listeners closed, its connections dropped) and
+ * leaves the process up.  Its environment holds ABX_KEPT=$ABX_WORKER, so
+ * that the orphans' reaping (phase.h, step 9) leaves it and the worker's
+ * end (phase_end_kept) stops it; it also dies with the worker.  What each
+ * phase's hooks see and what their results say is the same either way.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -46,6 +55,46 @@
 #include "net/netzone.h"
 
 #define NOTE_NAMED 3
+
+extern char **environ;
+static int keeping;
+
+void
+phase_gate_keep(void)
+{
+	keeping = 1;
+}
+
+/* The kept gate's environment: ours, and ABX_KEPT=$ABX_WORKER. */
+static char **
+kept_env(void)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = xcalloc(n + 2, sizeof *env), *kept = NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "ABX_KEPT=", 9) != 0)
+			env[k++] = environ[i];
+	const char *w = getenv("ABX_WORKER");
+	if (w && *w) {
+		kept = xmalloc(strlen(w) + 10);
+		sprintf(kept, "ABX_KEPT=%s", w);
+		env[k++] = kept;
+	}
+	env[k] = NULL;
+	return env;
+}
+
+static void
+kept_env_free(char **env)
+{
+	for (size_t i = 0; env[i]; i++)
+		if (strncmp(env[i], "ABX_KEPT=", 9) == 0)
+			free(env[i]);
+	free(env);
+}
 
 int
 phase_gate_start(phase_t *ph)
@@ -67,7 +116,15 @@ phase_gate_start(phase_t *ph)
 	gate_pace_t pace = {hp.max_concurrent, ph->data_abs, 0};
 	int n = ph->nhooks < GATE_MAX_LISTENERS ? (int)ph->nhooks : GATE_MAX_LISTENERS;
 	const char *why = "";
-	if (gate_start(&ph->gate, n, allow, ph->snapshot ? ph->url : NULL, &pace, &why) < 0) {
+	int rc;
+	if (keeping) {
+		char **env = kept_env();
+		rc = gate_start_kept(&ph->gate, n, allow, ph->snapshot ? ph->url : NULL, &pace, env, &why);
+		kept_env_free(env);
+	} else {
+		rc = gate_start(&ph->gate, n, allow, ph->snapshot ? ph->url : NULL, &pace, &why);
+	}
+	if (rc < 0) {
 		const char *e = strerror(errno);
 		if (*why)
 			errorx("%s %s: the egress gate could not start, so no hook runs: data directory %s: %s: %s",

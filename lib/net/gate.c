@@ -159,12 +159,18 @@ serve(gate_ctx_t *g, int cfd, int listener)
 		gate_answer(cfd, rc, "X-Abx-Gate: error", "abx-gate: %s", r.why);
 	gate_slot_t slot;
 	int sfd = rc == 0 ? gate_open(g, cfd, listener, &r, &slot) : -1;
+	if (sfd >= 0 && gate_live_add(g, sfd) < 0) {
+		close(sfd);   /* its snapshot ended meanwhile (gate_ctx_drop) */
+		gate_pace_release(&slot);
+		sfd = -1;
+	}
 	if (sfd >= 0) {
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 		buf_add(&r.out, in.p + hl, in.len - hl);   /* what the client sent after the head */
 		if ((!r.connect || gate_send_all(cfd, ok, sizeof ok - 1) == 0) &&
 		    gate_send_all(sfd, r.out.p, r.out.len) == 0)
 			relay(g, cfd, sfd, &r, &slot);
+		gate_live_del(g, sfd);
 		close(sfd);
 		gate_pace_release(&slot);
 	}
@@ -178,18 +184,74 @@ client_thread(void *arg)
 {
 	client_t *c = arg;
 	gate_ctx_t *g = c->g;
-	serve(g, c->fd, c->listener);
-	close_gently(c->fd);
+	if (gate_live_add(g, c->fd) == 0) {
+		serve(g, c->fd, c->listener);
+		gate_live_del(g, c->fd);
+		close_gently(c->fd);
+	} else {
+		close(c->fd);
+	}
 	free(c);
 	pthread_mutex_lock(&g->slots);
 	g->active--;
 	pthread_cond_signal(&g->freed);
 	pthread_mutex_unlock(&g->slots);
+	gate_ctx_unref(g);
 	return NULL;
 }
 
-static void
-take_client(gate_ctx_t *g, pthread_attr_t *attr, int lfd, int listener)
+int
+gate_live_add(gate_ctx_t *g, int fd)
+{
+	pthread_mutex_lock(&g->lock);
+	int rc = -1;
+	if (!g->dropped) {
+		if (g->nlive == g->caplive) {
+			g->caplive = g->caplive ? 2 * g->caplive : 16;
+			g->live = xrealloc(g->live, (size_t)g->caplive * sizeof *g->live);
+		}
+		g->live[g->nlive++] = fd;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&g->lock);
+	return rc;
+}
+
+void
+gate_live_del(gate_ctx_t *g, int fd)
+{
+	pthread_mutex_lock(&g->lock);
+	for (int i = 0; i < g->nlive; i++)
+		if (g->live[i] == fd) {
+			g->live[i] = g->live[--g->nlive];
+			break;
+		}
+	pthread_mutex_unlock(&g->lock);
+}
+
+void
+gate_ctx_drop(gate_ctx_t *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->dropped = 1;
+	/* a socket is forgotten before it is closed, under this lock: no
+	 * number here is another's yet */
+	for (int i = 0; i < g->nlive; i++)
+		shutdown(g->live[i], SHUT_RDWR);
+	pthread_mutex_unlock(&g->lock);
+}
+
+void
+gate_wait_slot(gate_ctx_t *g)
+{
+	pthread_mutex_lock(&g->slots);
+	while (g->active >= GATE_MAX_CLIENTS)
+		pthread_cond_wait(&g->freed, &g->slots);
+	pthread_mutex_unlock(&g->slots);
+}
+
+void
+gate_take_client(gate_ctx_t *g, int lfd, int listener)
 {
 	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0) {
@@ -201,24 +263,34 @@ take_client(gate_ctx_t *g, pthread_attr_t *attr, int lfd, int listener)
 	client_t *c = xmalloc(sizeof *c);
 	*c = (client_t){g, fd, listener};
 	pthread_t t;
+	pthread_attr_t attr;
 	pthread_mutex_lock(&g->slots);
 	g->active++;
 	pthread_mutex_unlock(&g->slots);
-	if (pthread_create(&t, attr, client_thread, c) != 0) {
+	pthread_mutex_lock(&g->lock);
+	g->refs++;
+	pthread_mutex_unlock(&g->lock);
+	int rc = pthread_attr_init(&attr);
+	if (!rc && (rc = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED)) == 0 &&
+	    (rc = pthread_attr_setstacksize(&attr, 2 << 20)) == 0)
+		rc = pthread_create(&t, &attr, client_thread, c);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
 		close(fd);
 		free(c);
 		pthread_mutex_lock(&g->slots);
 		g->active--;
 		pthread_mutex_unlock(&g->slots);
+		gate_ctx_unref(g);
 	}
 }
 
-int
-gate_serve(const int *lfd, int n, unsigned allow, const char *page, int logfd, int pacefd, const gate_pace_t *pace)
+gate_ctx_t *
+gate_ctx_new(unsigned allow, const char *page, int logfd, int pacefd, const gate_pace_t *pace)
 {
-	if (n < 1 || (pacefd >= 0 && (!pace || pace->max < 1 || pace->max > HOSTPACE_SLOTS_MAX))) {
+	if (pacefd >= 0 && (!pace || pace->max < 1 || pace->max > HOSTPACE_SLOTS_MAX)) {
 		errno = EINVAL;
-		return -1;
+		return NULL;
 	}
 	gate_ctx_t *g = xcalloc(1, sizeof *g);
 	g->allow = (allow | 1u << NZ_PUBLIC) & NZ_ALL;
@@ -227,24 +299,53 @@ gate_serve(const int *lfd, int n, unsigned allow, const char *page, int logfd, i
 	g->pace_dfd = pacefd;
 	g->pace_max = pacefd >= 0 ? pace->max : 0;
 	g->pace_wait = pacefd >= 0 && pace->wait > 0 ? pace->wait : GATE_PACE_WAIT;
-	pthread_attr_t attr;
+	g->refs = 1;
 	int rc = pthread_mutex_init(&g->lock, NULL);
-	if (!rc)
-		rc = pthread_mutex_init(&g->slots, NULL);
-	if (!rc)
-		rc = pthread_cond_init(&g->freed, NULL);
-	if (!rc)
-		rc = pthread_attr_init(&attr);
-	if (!rc)
-		rc = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (!rc)
-		rc = pthread_attr_setstacksize(&attr, 2 << 20);
+	if (!rc && (rc = pthread_mutex_init(&g->slots, NULL)) != 0)
+		pthread_mutex_destroy(&g->lock);
+	if (!rc && (rc = pthread_cond_init(&g->freed, NULL)) != 0)
+		pthread_mutex_destroy(&g->lock), pthread_mutex_destroy(&g->slots);
 	if (rc) {
 		free(g);
 		errno = rc;
-		return -1;
+		return NULL;
 	}
 	gate_chain_init(g, page);
+	return g;
+}
+
+void
+gate_ctx_unref(gate_ctx_t *g)
+{
+	pthread_mutex_lock(&g->lock);
+	int last = --g->refs == 0;
+	pthread_mutex_unlock(&g->lock);
+	if (!last)
+		return;
+	gate_names_free(g);
+	gate_pace_free(g);
+	gate_chain_free(g);
+	if (g->logfd >= 0)
+		close(g->logfd);
+	if (g->pace_dfd >= 0)
+		close(g->pace_dfd);
+	pthread_mutex_destroy(&g->lock);
+	pthread_mutex_destroy(&g->slots);
+	pthread_cond_destroy(&g->freed);
+	free(g->live);
+	free(g);
+}
+
+int
+gate_serve(const int *lfd, int n, unsigned allow, const char *page, int logfd, int pacefd, const gate_pace_t *pace)
+{
+	if (n < 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	gate_ctx_t *g = gate_ctx_new(allow, page, logfd, pacefd, pace);
+	if (!g)
+		return -1;
 	struct pollfd *p = xcalloc((size_t)n, sizeof *p);
 	for (int i = 0; i < n; i++) {
 		p[i] = (struct pollfd){lfd[i], POLLIN, 0};
@@ -252,10 +353,7 @@ gate_serve(const int *lfd, int n, unsigned allow, const char *page, int logfd, i
 	}
 	/* until a signal ends the process (gate.h) */
 	for (;;) {
-		pthread_mutex_lock(&g->slots);
-		while (g->active >= GATE_MAX_CLIENTS)
-			pthread_cond_wait(&g->freed, &g->slots);
-		pthread_mutex_unlock(&g->slots);
+		gate_wait_slot(g);
 		if (poll(p, (nfds_t)n, -1) < 0) {
 			if (errno != EINTR)
 				nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
@@ -263,6 +361,6 @@ gate_serve(const int *lfd, int n, unsigned allow, const char *page, int logfd, i
 		}
 		for (int i = 0; i < n; i++)
 			if (p[i].revents & POLLIN)
-				take_client(g, &attr, lfd[i], i);
+				gate_take_client(g, lfd[i], i);
 	}
 }

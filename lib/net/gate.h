@@ -74,6 +74,18 @@
  * The gate writes nothing to stdout; abx-gate's own errors (it cannot
  * start) go to the caller's stderr.
  *
+ * Kept (gatekeep.c).  A serving worker runs snapshot after snapshot, one
+ * at a time, and keeps one gate process for them: gate_start_kept()
+ * starts it once (abx-gate --kept, a control socket as its fd 3; it dies
+ * with the worker as a one-shot gate does) and at each snapshot gives it
+ * that snapshot's fresh listeners and log and tells it the snapshot's
+ * zones, page and pacing; the gate then drops every connection of the
+ * snapshot before (shut down, nothing more logged for it) and serves the
+ * new one with a context of its own: a fresh name cache, page chain and
+ * pacing directory, as a new gate would have.  gate_stop() of such a
+ * snapshot ends it the same way and leaves the process up.  A kept gate
+ * that died is started again at the next snapshot.
+ *
  * Cost: on the 2-CPU test machine, under heavy load, about 0.9 ms of the
  * gate's CPU a request (bench/gate.sh), nearly all of it in the kernel
  * (a thread, two connections, a sock_diag lookup, the copies).
@@ -81,7 +93,8 @@
  * The files: gate.c (the loop), gatereq.c (heads), gateconn.c (resolve,
  * check, connect, answer, log), gatepace.c (connections a host),
  * gatepeer.c (the client's uid), gatestart.c (the process, and
- * bin/abx-gate.c's --serve); gate_int.h is what they share.
+ * bin/abx-gate.c's --serve), gatekeep.c (a kept gate, and --kept);
+ * gate_int.h is what they share.
  */
 #ifndef ABX_GATE_H
 #define ABX_GATE_H
@@ -108,6 +121,7 @@ typedef struct {
 	int *port;        /* port[i]: listener i's port on 127.0.0.1 */
 	int logfd;        /* the refusal log (memfd), or -1 */
 	off_t logoff;     /* how far gate_refusals() has read */
+	int kept;         /* a snapshot of the kept gate (gate_start_kept) */
 } gate_t;
 
 /* A refusal: a zone's (address and zone set, paced 0), or pacing's
@@ -135,8 +149,19 @@ int gate_refusals(gate_t *g, void (*fn)(void *ctx, const gate_refusal_t *r), voi
  * the pacing's data directory if that is the cause. */
 int gate_serve_fds(int n, unsigned allow, const char *page, pid_t parent, const gate_pace_t *pace,
     const char **why);
-/* SIGTERM the gate, reap it, close and free everything; g is zeroed. */
+/* SIGTERM the gate, reap it, close and free everything; g is zeroed.  Of
+ * a kept gate's snapshot: the snapshot ends (its listeners closed, its
+ * connections dropped), the gate stays up. */
 void gate_stop(gate_t *g);
+/* Like gate_start, on this process's kept gate (Kept, above): started
+ * first with the environment env if none runs (or it died), then told
+ * this snapshot's rules; g is this snapshot's. */
+int gate_start_kept(gate_t *g, int n, unsigned allow, const char *page, const gate_pace_t *pace, char *const *env,
+    const char **why);
+/* abx-gate --kept: serve the snapshots told on the control socket ctl
+ * (gatekeep.c), as gate_start_kept's child; dies with parent.  0 at the
+ * end of ctl; -1 with errno set if it could not start. */
+int gate_serve_kept(int ctl, pid_t parent);
 
 /* The gate's loop, for gate_start's child: serve the n listening sockets
  * lfd[] until a signal ends the process (SIGTERM at its default action);

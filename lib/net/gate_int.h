@@ -12,10 +12,17 @@
  *   gatepace.c   the connections a host: slot lock files under the data
  *                directory's locks/conn/, the wait for one, the 503
  *   gatestart.c  gate_start(), gate_refusals(), gate_stop()
+ *   gatekeep.c   a kept gate: the worker's side (gate_start_kept) and the
+ *                gate's (gate_serve_kept), over its control socket
  *
- * One gate_ctx_t a gate, shared by its threads: what is written after
- * gate_serve() starts (the log, the page chain, the name cache, the
- * pacing's host directories) is under its mutex.
+ * One gate_ctx_t a snapshot (a one-shot gate has one), shared by its
+ * threads: what is written after it is made (the log, the page chain,
+ * the name cache, the pacing's host directories, the connections it
+ * serves) is under its mutex.  It is counted: the loop that accepts for
+ * it holds one reference, each client thread one; the last to let go
+ * frees it and closes its log and pacing directory.  Dropped (a kept
+ * gate's next snapshot began), its connections are shut down, nothing
+ * more is logged, and a connection opened meanwhile is closed at once.
  */
 #ifndef ABX_GATE_INT_H
 #define ABX_GATE_INT_H
@@ -57,6 +64,10 @@ typedef struct {
 	int pace_wait;               /* s a connection waits for one */
 	int pace_dfd;                /* DIR/locks/conn, or -1 */
 	gate_pacehost_t *pace_hosts;
+	int refs;                    /* under lock: the loop's and its threads' */
+	int dropped;                 /* under lock: its snapshot has ended */
+	int *live;                   /* under lock: the sockets it serves */
+	int nlive, caplive;
 } gate_ctx_t;
 
 /* A connection's pacing slot (gatepace.c). */
@@ -75,6 +86,36 @@ typedef struct {
 	buf_t out;                   /* plain HTTP: the head to send the server */
 	const char *why;             /* why a 4xx/5xx */
 } gate_req_t;
+
+/* gate.c */
+/* A context for one gate's (or one kept snapshot's) rules, with one
+ * reference (the caller's): NULL with errno set if it cannot be made.
+ * logfd and pacefd are its own from then on (closed when it is freed). */
+gate_ctx_t *gate_ctx_new(unsigned allow, const char *page, int logfd, int pacefd, const gate_pace_t *pace);
+/* Let go of a reference; the last frees it. */
+void gate_ctx_unref(gate_ctx_t *g);
+/* Drop it: every connection it serves is shut down (both ways), and no
+ * more is logged or opened for it. */
+void gate_ctx_drop(gate_ctx_t *g);
+/* Accept a client on lfd (listener number listener) for g: a thread
+ * serves it (holding a reference to g). */
+void gate_take_client(gate_ctx_t *g, int lfd, int listener);
+/* Wait while g serves GATE_MAX_CLIENTS clients. */
+void gate_wait_slot(gate_ctx_t *g);
+/* Count fd among g's connections (0), or -1 if g is dropped (fd is
+ * then not counted, and the caller closes it); forget it before closing
+ * it. */
+int gate_live_add(gate_ctx_t *g, int fd);
+void gate_live_del(gate_ctx_t *g, int fd);
+/* gatestart.c: a listening socket on 127.0.0.1 (close-on-exec), its
+ * port in *port; or -1, errno set. */
+int gate_listener(int *port);
+/* gatekeep.c: gate_stop()'s part for a kept gate's snapshot. */
+void gate_end_kept(gate_t *g);
+/* gateconn.c, gatepace.c, gatereq.c: what a context holds, freed */
+void gate_names_free(gate_ctx_t *g);
+void gate_pace_free(gate_ctx_t *g);
+void gate_chain_free(gate_ctx_t *g);
 
 /* gatereq.c */
 /* Read a request head into in (bytes after it may follow in the buffer):

@@ -143,6 +143,18 @@ cached(gate_ctx_t *g, const char *host, gate_addr_t *a)
 	return 0;
 }
 
+void
+gate_names_free(gate_ctx_t *g)
+{
+	for (int s = 0; s < GATE_NAME_SLOTS; s++)
+		for (gate_name_t *e = g->names[s], *next; e; e = next) {
+			next = e->next;
+			free(e->host);
+			free(e);
+		}
+	memset(g->names, 0, sizeof g->names);
+}
+
 /* Look host up; the first answer kept wins over a later one. */
 static int
 gate_lookup(gate_ctx_t *g, const char *host, gate_addr_t *a, const char **why)
@@ -321,7 +333,7 @@ void
 gate_log(gate_ctx_t *g, const buf_t *l)
 {
 	pthread_mutex_lock(&g->lock);
-	if (g->logfd >= 0 && write(g->logfd, l->p, l->len) < 0)
+	if (!g->dropped && g->logfd >= 0 && write(g->logfd, l->p, l->len) < 0)
 		(void)0;   /* the answer still says it */
 	pthread_mutex_unlock(&g->lock);
 }

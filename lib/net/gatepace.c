@@ -135,6 +135,18 @@ gate_pace_open(const char *dir, int max, const char **why)
 
 /* The directory of key (made if needed; kept for the gate's life), or
  * -1. */
+void
+gate_pace_free(gate_ctx_t *g)
+{
+	for (gate_pacehost_t *h = g->pace_hosts, *next; h; h = next) {
+		next = h->next;
+		close(h->fd);
+		free(h->key);
+		free(h);
+	}
+	g->pace_hosts = NULL;
+}
+
 static int
 host_dir(gate_ctx_t *g, const char *key)
 {

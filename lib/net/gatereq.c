@@ -394,6 +394,14 @@ gate_chain_init(gate_ctx_t *g, const char *page)
 		g->chain[g->nchain++] = c;
 }
 
+void
+gate_chain_free(gate_ctx_t *g)
+{
+	for (int i = 0; i < g->nchain; i++)
+		free(g->chain[i]);
+	g->nchain = 0;
+}
+
 /* The origin "https://host:port" of an https URL u (canonical), as a
  * length of u; 0 if u is not https. */
 static size_t

@@ -24,7 +24,8 @@
  * appends with write(2) on the same open file, whose offset only it
  * moves), whole lines only.  gate_stop() sends SIGTERM and reaps the gate
  * (the default action of SIGTERM ends it at once: every refusal was
- * logged before its 403 was sent).
+ * logged before its 403 was sent); of a kept gate's snapshot it ends the
+ * snapshot only (gatekeep.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -48,8 +49,8 @@
 #include "net/gate_int.h"
 #include "net/netzone.h"
 
-static int
-listener(int *port)
+int
+gate_listener(int *port)
 {
 	struct sockaddr_in a = {0};
 	socklen_t len = sizeof a;
@@ -100,7 +101,7 @@ gate_start(gate_t *g, int n, unsigned allow, const char *page, const gate_pace_t
 	}
 	int *lfd = xcalloc((size_t)n, sizeof *lfd), made = 0, e = 0;
 	g->port = xcalloc((size_t)n, sizeof *g->port);
-	while (made < n && (lfd[made] = listener(&g->port[made])) >= 0)
+	while (made < n && (lfd[made] = gate_listener(&g->port[made])) >= 0)
 		made++;
 	if (made == n)
 		g->logfd = memfd_create("abx-gate-refusals", MFD_CLOEXEC);
@@ -233,7 +234,9 @@ gate_refusals(gate_t *g, void (*fn)(void *ctx, const gate_refusal_t *r), void *c
 void
 gate_stop(gate_t *g)
 {
-	if (g->pid > 0) {
+	if (g->kept)
+		gate_end_kept(g);
+	else if (g->pid > 0) {
 		kill(g->pid, SIGTERM);
 		while (waitpid(g->pid, NULL, 0) < 0 && errno == EINTR)
 			;
