@@ -49,7 +49,7 @@ if command -v perf >/dev/null 2>&1 &&
 	chmod +x "$tmp/plugins/noop/on_Snapshot__10_noop.sh"
 	i=0
 	while [ "$i" -lt "$split_n" ]; do
-		echo "https://www.example.com/split/page-$i.html"
+		echo "https://www.example.localhost/split/page-$i.html"
 		i=$((i + 1))
 	done >"$tmp/urls"
 	ABX_PLUGINS_DIR=$tmp/plugins "$bin/abx-add" -d "$tmp/split" --plugins noop \

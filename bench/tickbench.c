@@ -255,7 +255,7 @@ setup_common(long n, const char *urlname)
 	char *urls = xasprintf("%s/%s", tmproot, urlname);
 	buf_t b = {0};
 	for (long i = 0; i < n; i++)
-		buf_addf(&b, "https://www.example.com/section-%ld/article-%ld.html\n", i / 100, i);
+		buf_addf(&b, "https://www.example.localhost/section-%ld/article-%ld.html\n", i / 100, i);
 	write_file(urls, buf_cstr(&b), 0644);
 	buf_free(&b);
 	return hook;
@@ -269,7 +269,7 @@ setup_common(long n, const char *urlname)
 static double
 spawn_loop_in(const char *hook, long n, const char *dir)
 {
-	char *argv[] = {(char *)hook, "--url=https://www.example.com/", NULL};
+	char *argv[] = {(char *)hook, "--url=https://www.example.localhost/", NULL};
 	if (dir && mkdir(dir, 0755) < 0)
 		diesys(EX_CANTCREAT_, "unable to create %s", dir);
 	double t0 = mono_s();
@@ -318,7 +318,7 @@ spawn_files_loop(const char *dir, long n)
 static double
 shell_loop(const char *hook, long n)
 {
-	char *script = xasprintf("i=0; while [ $i -lt %ld ]; do %s --url=https://www.example.com/ "
+	char *script = xasprintf("i=0; while [ $i -lt %ld ]; do %s --url=https://www.example.localhost/ "
 	                         ">/dev/null || exit 1; i=$((i + 1)); done", n, hook);
 	char *argv[] = {"/bin/sh", "-c", script, NULL};
 	double secs;
@@ -462,7 +462,7 @@ snap_rec(store_t *s, rec_t *r, const item_t *it, int stage)
 	rec_set_str(r, "type", "Snapshot");
 	rec_set_str(r, "id", it->id);
 	rec_set_str(r, "crawl_id", it->crawl);
-	snprintf(url, sizeof url, "https://www.example.com/section-%ld/article-%ld.html", it->n / 100,
+	snprintf(url, sizeof url, "https://www.example.localhost/section-%ld/article-%ld.html", it->n / 100,
 	    it->n);
 	rec_set_str(r, "url", url);
 	rec_set_time(r, "bookmarked_at", it->created);
@@ -494,7 +494,7 @@ crawl_rec(rec_t *r, const item_t *it, int stage)
 	memset(r, 0, sizeof *r);
 	rec_set_str(r, "type", "Crawl");
 	rec_set_str(r, "id", it->id);
-	snprintf(urls, sizeof urls, "https://www.example.com/section-%ld/", it->n);
+	snprintf(urls, sizeof urls, "https://www.example.localhost/section-%ld/", it->n);
 	rec_set_str(r, "urls", urls);
 	rec_set_int(r, "max_depth", 0);
 	rec_set_str(r, "status", stage == 0 ? "queued" : stage == 1 ? "started" : "sealed");

@@ -250,7 +250,7 @@ main(int argc, char **argv)
 	char *add = xasprintf("%s/abx-add", bin), *tick = xasprintf("%s/abx-tick", bin);
 	/* make the data dir with a first crawl, then start the daemon: it
 	 * must run that crawl on its own */
-	char *add0[] = {add, "-d", data, "--plugins", "stamp", "https://www.example.com/warm-up", NULL};
+	char *add0[] = {add, "-d", data, "--plugins", "stamp", "https://www.example.localhost/warm-up", NULL};
 	if (wait_exit(spawn(add0, NULL)) != 0)
 		die(EX_SOFT_, "abx-add failed");
 	char *dargv[] = {tick, "-d", data, "--daemon", NULL};
@@ -274,7 +274,7 @@ main(int argc, char **argv)
 
 	double *dw = xcalloc(rounds, sizeof(double)), *dx = xcalloc(rounds, sizeof(double));
 	double *dd = xcalloc(rounds, sizeof(double));
-	char *hargv[] = {hook, "--url=https://www.example.com/direct", NULL};
+	char *hargv[] = {hook, "--url=https://www.example.localhost/direct", NULL};
 	for (int r = -warm; r < rounds; r++) {
 		for (int j = 0; j < 2; j++) {
 			if ((j + r + warm) % 2 == 0) {
@@ -288,7 +288,7 @@ main(int argc, char **argv)
 				continue;
 			}
 			char url[128];
-			snprintf(url, sizeof url, "https://www.example.com/page-%d", r + warm);
+			snprintf(url, sizeof url, "https://www.example.localhost/page-%d", r + warm);
 			char *aargv[] = {add, "-d", data, "--plugins", "stamp", url, NULL};
 			double t0 = mono_s();
 			if (wait_exit(spawn(aargv, NULL)) != 0)
