@@ -150,7 +150,9 @@ zonepolicy_allowed(zonepolicy_t *p)
 {
 	if (!p)
 		return NZ_ALL;
-	if (p->seeds)
+	/* every zone allowed already (ALLOW_PRIVATE_NETWORKS=true): the seeds'
+	 * hosts are not looked up */
+	if (p->seeds && (p->allow & NZ_ALL) != NZ_ALL)
 		add_seed_zones(p);
 	return p->allow & NZ_ALL;
 }
