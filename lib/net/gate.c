@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "net/gate_int.h"
 #include "net/hostpace.h"
 #include "net/netzone.h"
@@ -46,21 +47,13 @@ typedef struct {
 	int fd, listener;
 } client_t;
 
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A quiet poll of a relay: go on (0) or end it (1)?  last[0], last[1]:
  * when the client, the server last sent (ms; 0: never); since: when the
  * relay began. */
 static int
 quiet(const gate_slot_t *slot, const gate_req_t *r, const int64_t *last, int64_t since)
 {
-	int64_t now = mono_ms(), spoke = last[0] > last[1] ? last[0] : last[1];
+	int64_t now = (clock_mono() / 1000), spoke = last[0] > last[1] ? last[0] : last[1];
 	if (spoke < since)
 		spoke = since;
 	if (now - spoke >= GATE_IDLE * 1000)
@@ -77,7 +70,7 @@ relay(gate_ctx_t *g, int cfd, int sfd, const gate_req_t *r, const gate_slot_t *s
 	int eof[2] = {0, 0}, chained = 0;
 	/* a paced tunnel looks every second whether it should yield */
 	int step = slot->fd >= 0 && r->connect ? 1000 : GATE_IDLE * 1000;
-	int64_t since = mono_ms(), last[2] = {0, 0};
+	int64_t since = (clock_mono() / 1000), last[2] = {0, 0};
 	while (!eof[0] || !eof[1]) {
 		struct pollfd p[2] = {{eof[0] ? -1 : cfd, POLLIN, 0}, {eof[1] ? -1 : sfd, POLLIN, 0}};
 		int k = poll(p, 2, step);
@@ -88,7 +81,7 @@ relay(gate_ctx_t *g, int cfd, int sfd, const gate_req_t *r, const gate_slot_t *s
 		for (int i = 0; i < 2; i++) {
 			if (!p[i].revents)
 				continue;
-			last[i] = mono_ms();
+			last[i] = (clock_mono() / 1000);
 			int from = i ? sfd : cfd, to = i ? cfd : sfd;
 			ssize_t n = recv(from, buf, RELAY_BUF, 0);
 			if (n < 0 && (errno == EINTR || errno == EAGAIN))

@@ -59,6 +59,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/buf.h"
 #include "base/fs.h"
 #include "net/gate_int.h"
@@ -197,14 +198,6 @@ try_slots(const int *fd, int n)
 	return -1;
 }
 
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait for one of fd[0..n): its index; -1 at the deadline, -2 if the
  * client's end was shut meanwhile. */
 static int
@@ -217,7 +210,7 @@ wait_slot(const int *fd, int n, int cfd, int64_t deadline)
 			return -2;
 		if ((k = try_slots(fd, n)) >= 0)
 			return k;
-		if (mono_ms() >= deadline)
+		if ((clock_mono() / 1000) >= deadline)
 			return -1;
 	}
 }
@@ -269,7 +262,7 @@ gate_pace_take(gate_ctx_t *g, int cfd, int listener, const gate_req_t *r, gate_s
 	}
 	if (got < 0 && n == g->pace_max) {
 		wait_lock(s->waitfd, F_RDLCK);
-		got = wait_slot(fd, n, cfd, mono_ms() + (int64_t)g->pace_wait * 1000);
+		got = wait_slot(fd, n, cfd, (clock_mono() / 1000) + (int64_t)g->pace_wait * 1000);
 		wait_lock(s->waitfd, F_UNLCK);
 		if (got == -1)
 			give_up(g, cfd, listener, r, key);
