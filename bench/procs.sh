@@ -16,9 +16,9 @@
 # COMM: p processes, c ms a snapshot"; for every plugin, "procs:
 # all-plugins: P processes a snapshot, the goal <= 15: met" (or MISSED;
 # issue 28) with the browser's share: the processes named chromium (the
-# browser, its renderers and utilities, and the wrapper script of a
-# distribution's package), exe (its zygote, started as /proc/self/exe) and
-# chrome_crashpad_handler.  ABX_BENCH_PROCS_CRAWLS (default "wget-outlinks
+# browser, its zygote, renderers and utilities, and a distribution's
+# launcher script where one runs), exe (the chrome hook's keeper of a
+# worker's browser, started as /proc/self/exe) and chrome_crashpad_handler.  ABX_BENCH_PROCS_CRAWLS (default "wget-outlinks
 # all-plugins") picks the crawls, ABX_BENCH_PROCS_LINES (default 12) the
 # programs shown for each.  Skipped, with the reason, where
 # taskstats is not available (not root, no CONFIG_TASKSTATS).
@@ -112,7 +112,7 @@ crawl() {
 		END {
 			for (i = 1; i <= k && i <= lines; i++) print line[i]
 			if (goal != "")
-				printf "procs: %s: %.1f processes a snapshot, the goal <= %d: %s; the browser'"'"'s %.1f (chromium, its zygote \"exe\", chrome_crashpad)\n",
+				printf "procs: %s: %.1f processes a snapshot, the goal <= %d: %s; the browser'"'"'s %.1f (chromium, its keeper \"exe\", chrome_crashpad)\n",
 				    name, total / n, goal, total / n <= goal ? "met" : "MISSED", browser / n
 		}' "$tmp/acct.$name"
 }

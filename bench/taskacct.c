@@ -153,12 +153,23 @@ take(const char *buf, ssize_t len)
 	}
 }
 
+/*
+ * The records that arrive within ms: a deadline, not a wait for quiet,
+ * since the machine's other processes exit too (a shell loop beside us
+ * would otherwise keep us here until it stops).
+ */
 static void
 drain(int s, int ms)
 {
 	static char buf[BUFSZ];
 	struct pollfd p = {s, POLLIN, 0};
-	while (poll(&p, 1, ms) > 0) {
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long left = ms - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left < 0 || poll(&p, 1, (int)left) <= 0)
+			break;
 		ssize_t r = recv(s, buf, sizeof buf, 0);
 		if (r < 0 && errno == ENOBUFS) {
 			dropped = 1;
@@ -175,8 +186,11 @@ drain(int s, int ms)
  * up from a record to its ancestors.  Pids are reused (pid_max is 32768
  * here, and a busy machine goes round it in minutes), so a parent is the
  * process of that tgid that was alive when the child began: it began no
- * later, and its record came no earlier (a second of slack: start times
- * are in seconds).
+ * later, and its record came no earlier (a second of slack each way:
+ * start times are in seconds, and the kernel derives each at exit from
+ * the time since boot, so a child's may round to a second before its
+ * parent's: without it a hook or a browser was now and then lost, with
+ * everything it started).
  */
 static struct rec **procs;
 static size_t nprocs;
@@ -212,7 +226,7 @@ process_at(uint32_t tgid, uint64_t t)
 			hi = mid;
 	}
 	for (; lo < nprocs && procs[lo]->tgid == tgid; lo++)
-		if (procs[lo]->start_s <= t && procs[lo]->end_s + 1 >= t)
+		if (procs[lo]->start_s <= t + 1 && procs[lo]->end_s + 1 >= t)
 			return procs[lo];
 	return NULL;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hook/binary.h"
+#include "hook/launcher.h"
 #include "base/jsonline.h"
 #include "base/spawn.h"
 #include "base/clock.h"
@@ -233,6 +234,9 @@ binary_version(const char *abspath)
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return NULL;
+	char prog[4096];
+	if (launcher_program(abspath, prog, sizeof prog))
+		abspath = prog;   /* the program a distribution's script starts */
 	char *argv[] = {(char *)abspath, "--version", NULL};
 	char *envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C", "LC_ALL=C", NULL};
 	spawn_t sp;

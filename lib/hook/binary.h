@@ -11,7 +11,9 @@
  * The outcome is a Binary record in binaries.jsonl, one per name (the same
  * id is reused):
  *   found:   status "installed", abspath, version (the first version-like
- *            word of `abspath --version`, given 2 s), binprovider;
+ *            word of `abspath --version`, given 2 s; of the program a
+ *            distribution's launcher script starts, launcher.h),
+ *            binprovider;
  *   missing: status "queued", retry_at = now + 60 s * 2^(failures-1),
  *            capped at 24 h, num_uses_failed = failures, notes = why.
  * While a queued record's retry_at is in the future nothing is looked up:

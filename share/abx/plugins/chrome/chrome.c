@@ -19,7 +19,9 @@
  *
  * 0. CHROME_ENABLED false: "skipped".  No --url, or one beginning with
  *    "-": "failed".  Not http(s): "skipped".  $CHROME_BINARY (default
- *    chromium; a name is looked up in PATH) absent: "skipped", "chromium
+ *    chromium; a name is looked up in PATH; a distribution's launcher
+ *    script in /usr/bin is passed over for the program it starts:
+ *    find_binary) absent: "skipped", "chromium
  *    not found (CHROME_BINARY=...)", as the shell hooks' chrome_find.  The
  *    timeout is CHROME_TIMEOUT, else TIMEOUT, else 60 seconds; the browser
  *    gets 90% of it (at least 5 s), both attempts together.  The files of
@@ -98,6 +100,7 @@
 #include "base/spawn.h"
 #include "hook/hookcurl.h"
 #include "hook/hookenv.h"
+#include "hook/launcher.h"
 
 #include "cdp.c"
 #include "warcwrite.c"
@@ -181,13 +184,29 @@ interrupted(void)
 	done("failed", got_sig == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM", NULL);
 }
 
-/* CHROME_BINARY, default chromium, into binpath: 0, or -1. */
+/* Whether path is an executable regular file. */
+static int
+is_program(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/*
+ * CHROME_BINARY, default chromium, into binpath: 0, or -1.  A name is
+ * looked up in PATH (abx-hook's binary check has usually made it a path
+ * already); a distribution's launcher passed over for the program it
+ * starts (launcher.h).
+ */
 static int
 find_binary(const char *name)
 {
 	if (strchr(name, '/')) {
 		snprintf(binpath, sizeof binpath, "%s", name);
-		return access(binpath, X_OK);
+		if (access(binpath, X_OK) < 0)
+			return -1;
+		launcher_program(binpath, binpath, sizeof binpath);
+		return 0;
 	}
 	const char *path = getenv("PATH");
 	if (!path || !*path)
@@ -195,9 +214,10 @@ find_binary(const char *name)
 	while (*path) {
 		size_t n = strcspn(path, ":");
 		snprintf(binpath, sizeof binpath, "%.*s%s%s", (int)n, path, n ? "/" : "", name);
-		struct stat st;
-		if (stat(binpath, &st) == 0 && S_ISREG(st.st_mode) && access(binpath, X_OK) == 0)
+		if (is_program(binpath)) {
+			launcher_program(binpath, binpath, sizeof binpath);
 			return 0;
+		}
 		path += n + (path[n] == ':');
 	}
 	return -1;

@@ -14,8 +14,20 @@
  * browser_flags: argv[0] the binary (spec->bin, a path), then the flags
  * the shell hooks' chrome_run gives: --headless, --no-sandbox when
  * spec->sandbox_off, --ignore-certificate-errors when spec->insecure, GPU
- * off, no first run, no background networking, component updates or
- * sync, no spare renderer (SpareRendererForSitePerProcess: chromium keeps
+ * off and its process in the browser's (--in-process-gpu: one process
+ * a browser fewer), no first run, no background networking, component
+ * updates or sync, no crash reporter (--disable-crashpad-for-testing:
+ * chromium's crashpad handler is two processes a browser, in a session of
+ * their own that outlives the browser's group, writing to the user's
+ * ~/.config/chromium), the network service in the browser's process
+ * (NetworkServiceInProcess2: one process fewer; a crash of it ends the
+ * browser, which a kept browser's next snapshot restarts), one zygote
+ * (--no-unsandboxed-zygote: the second one, for the helpers that run
+ * without a sandbox, would have none to start once the GPU and the network
+ * service are in the browser's process; --no-zygote, which would spare
+ * the other, makes the browser start its helpers itself, and they inherit
+ * the debugging pipe's fds 3 and 4 and die at once of an "FD ownership
+ * violation"), no spare renderer (SpareRendererForSitePerProcess: chromium keeps
  * a renderer started ahead for the next navigation; in a browser context
  * a snapshot disposes of after one page it is never used, one process a
  * snapshot more, measured with bench/procs.sh), no WebUI omnibox popup
@@ -29,7 +41,9 @@
  *
  * browser_launch: the flags, then --remote-debugging-pipe, a fresh
  * profile (--user-data-dir, a temp dir "abx-chrome.XXXXXX" in $TMPDIR,
- * else /tmp) and about:blank; started by spawn() in a session of its own
+ * else /tmp) and no window (--no-startup-window: the first tab, which
+ * capture.c never uses, took two renderers a browser; a capture opens
+ * its own); started by spawn() in a session of its own
  * (its process group is its pid: browser_stop kills the group), with
  * exactly envp, stdin /dev/null, stdout and stderr an unlinked temp file
  * (b->logfd), its fds 3 and 4 our pipes.  0, or -1 with why.
@@ -101,9 +115,12 @@ strv_free(strv_t *a)
 static void
 browser_flags(strv_t *a, const bspec_t *sp)
 {
-	static const char *const fixed[] = {"--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-	                                    "--disable-background-networking", "--disable-component-update",
-	                                    "--disable-sync", "--disable-features=SpareRendererForSitePerProcess,"
+	static const char *const fixed[] = {"--disable-gpu", "--in-process-gpu", "--disable-dev-shm-usage",
+	                                    "--no-first-run", "--disable-background-networking",
+	                                    "--disable-component-update", "--disable-sync",
+	                                    "--disable-crashpad-for-testing", "--no-unsandboxed-zygote",
+	                                    "--enable-features=NetworkServiceInProcess2",
+	                                    "--disable-features=SpareRendererForSitePerProcess,"
 	                                    "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
 	                                    NULL};
 	strv_add(a, sp->bin);
@@ -192,7 +209,7 @@ browser_launch(browser_t *b, const strv_t *flags, char *const *envp, char *why, 
 	char *prof = xasprintf("--user-data-dir=%s", b->profile);
 	strv_add(&a, prof);
 	free(prof);
-	strv_add(&a, "about:blank");
+	strv_add(&a, "--no-startup-window");
 	spawn_t sp;
 	spawn_init(&sp, a.v[0], a.v, envp);
 	sp.fd[1] = b->logfd >= 0 ? b->logfd : 2;
