@@ -282,17 +282,24 @@ chrome_run() {
 	# it by default), QUIC off (UDP would not go through it), WebRTC kept
 	# to proxied connections; without a gate (the crawl may enter every
 	# zone, or a hook run outside abx-hook), hook_zone_rules instead
+	# chromium's own services, which it asks at every start despite
+	# --disable-background-networking (its network time, a component's
+	# on-demand install, accounts.google.com), resolve to nothing without
+	# a gate, and its time is not asked at all; the C chrome hook gives
+	# them a proxy that refuses instead (launch.c browser_no_network)
 	if [ -n "${ABX_GATE:-}" ]; then
 		set -- --proxy-server="http://$ABX_GATE" --proxy-bypass-list='<-loopback>' --disable-quic \
 			--force-webrtc-ip-handling-policy=disable_non_proxied_udp "$@"
 	else
 		hook_zone_rules
-		[ -n "$hook_zone_rules" ] && set -- --host-resolver-rules="$hook_zone_rules" "$@"
+		hook_zone_rules="${hook_zone_rules:+$hook_zone_rules,}MAP accounts.google.com ~NOTFOUND,MAP update.googleapis.com ~NOTFOUND,MAP clients2.google.com ~NOTFOUND"
+		set -- --host-resolver-rules="$hook_zone_rules" "$@"
 	fi
 	timeout -k 5 $(( timeout * 9 / 10 > 5 ? timeout * 9 / 10 : 5 )) "$chrome" \
 		--headless --disable-gpu --in-process-gpu --disable-dev-shm-usage --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
 		--disable-crashpad-for-testing --no-unsandboxed-zygote --enable-features=NetworkServiceInProcess2 \
+		--disable-features=NetworkTimeServiceQuerying \
 		--user-data-dir="$tmp/profile" --user-agent="${USER_AGENT:-$HOOK_DEFAULT_UA}" \
 		"$@" -- "$url"
 }

@@ -45,9 +45,11 @@
  *    sandbox unless CHROME_SANDBOX is false or the hook runs as root (the
  *    result's notes then say why, as chrome_sandbox says it).  Our own
  *    browser's network: with $ABX_GATE (abx-hook's egress gate,
- *    lib/net/gate.h), every connection through it (--proxy-server,
- *    loopback not bypassed, QUIC off, WebRTC kept to proxied
- *    connections); without a gate, --host-resolver-rules instead, as the
+ *    lib/net/gate.h), as a kept one's: none of its own (launch.c
+ *    browser_no_network: a proxy that refuses, so that what chromium
+ *    fetches for itself goes nowhere), the page loaded in a browser
+ *    context whose proxy is the gate, loopback not bypassed, QUIC off,
+ *    WebRTC kept to proxied connections; without a gate, --host-resolver-rules instead, as the
  *    shell hooks give theirs (zonerules.c): those rules are the page's,
  *    so such a browser is never kept.  It runs in a session of its own,
  *    its whole process group killed when done; its stderr goes to a temp
@@ -117,6 +119,7 @@ static sigset_t waitmask;          /* the mask while waiting: the signals let in
 static char note[1024], binpath[4096];
 static cap_t cap = {.width = 1280, .height = 2000};
 static browser_t own = {.wfd = -1, .rfd = -1, .logfd = -1};   /* ours, when not kept */
+static int own_portfd = -1, own_port;   /* its dead proxy (launch.c browser_no_network), with a gate */
 static keep_t kept = {.locksfd = -1, .dfd = -1, .lockfd = -1};
 static cdp_t c = {.wfd = -1, .rfd = -1};   /* to the browser: our own's pipes, or the keeper's socket */
 
@@ -247,12 +250,11 @@ own_start(const strv_t *flags, const char *url, char *why, size_t wn)
 	for (size_t i = 0; i < flags->n; i++)
 		strv_add(&a, flags->v[i]);
 	if (gate && *gate) {
-		char *proxy = xasprintf("--proxy-server=http://%s", gate);
-		strv_add(&a, proxy);
-		free(proxy);
-		strv_add(&a, "--proxy-bypass-list=<-loopback>");
-		strv_add(&a, "--disable-quic");
-		strv_add(&a, "--force-webrtc-ip-handling-policy=disable_non_proxied_udp");
+		if (own_portfd < 0 && (own_portfd = browser_dead_port(&own_port, why, wn)) < 0) {
+			strv_free(&a);
+			return -1;
+		}
+		browser_no_network(&a, own_port);
 	} else {
 		buf_t rules = {0};
 		zone_rules(url, &rules);
@@ -369,7 +371,7 @@ load(const char *url, const strv_t *flags, int64_t deadline)
 			if (own_start(flags, url, why, sizeof why) < 0)
 				done("failed", why, why);
 			c.on_event = cap_event, c.arg = &cap, c.mask = &waitmask, c.stop = &got_sig;
-			cap.proxy = NULL;
+			cap.proxy = gate && *gate ? gate : NULL;
 		}
 		rc = capture_page(&c, &cap, url, deadline);
 		if (got_sig)

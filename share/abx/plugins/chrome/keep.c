@@ -38,12 +38,12 @@
  * last ERROR line of its log) and the connection is closed; the next
  * hello starts a new browser.
  *
- * The browser has no network of its own: its --proxy-server is
- * 127.0.0.1:PORT, a TCP port the keeper has bound and never listens on
- * (every connection refused), loopback not bypassed, QUIC off, WebRTC kept
- * to proxied connections, and --host-resolver-rules resolve no name but
- * 127.0.0.1 (the gates').  A page loads only in a context whose proxy is
- * a snapshot's gate (capture.c, CP->proxy).
+ * The browser has no network of its own (launch.c browser_no_network):
+ * its --proxy-server is 127.0.0.1:PORT, a TCP port the keeper has bound
+ * and never listens on (every connection refused), loopback not bypassed,
+ * QUIC off, WebRTC kept to proxied connections, and --host-resolver-rules
+ * resolve no name but 127.0.0.1 (the gates').  A page loads only in a
+ * context whose proxy is a snapshot's gate (capture.c, CP->proxy).
  *
  * Lifetime:
  *  - SIGTERM (what the worker sends at its end: phase_end_kept, phase.h)
@@ -256,13 +256,7 @@ keep_launch(keeper_t *k, const char *spec_raw, const strv_t *argv, char *why, si
 	strv_t a = {0};
 	for (size_t i = 0; i < argv->n; i++)
 		strv_add(&a, argv->v[i]);
-	char *s = xasprintf("--proxy-server=http://127.0.0.1:%d", k->port);
-	strv_add(&a, s);
-	free(s);
-	strv_add(&a, "--proxy-bypass-list=<-loopback>");
-	strv_add(&a, "--disable-quic");
-	strv_add(&a, "--force-webrtc-ip-handling-policy=disable_non_proxied_udp");
-	strv_add(&a, "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1");
+	browser_no_network(&a, k->port);
 	int rc = browser_launch(&k->b, &a, k->envp, why, wn);
 	strv_free(&a);
 	if (rc < 0)
@@ -534,16 +528,13 @@ keep_main(int argc, char **argv, volatile sig_atomic_t *stop, const sigset_t *ma
 	k.name = argv[2];
 	if (fchdir(k.dfd) < 0)
 		fprintf(stderr, "keeper: cannot move into locks/%s: %s\n", k.name, strerror(errno));
-	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t sl = sizeof sin;
-	k.portfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (k.portfd < 0 || bind(k.portfd, (struct sockaddr *)&sin, sizeof sin) < 0 ||
-	    getsockname(k.portfd, (struct sockaddr *)&sin, &sl) < 0) {
-		fprintf(stderr, "keeper: cannot bind a port on 127.0.0.1: %s\n", strerror(errno));
+	char pwhy[200];
+	k.portfd = browser_dead_port(&k.port, pwhy, sizeof pwhy);
+	if (k.portfd < 0) {
+		fprintf(stderr, "keeper: %s\n", pwhy);
 		keep_end(&k, "the keeper failed");
 		return 71;
 	}
-	k.port = ntohs(sin.sin_port);
 	k.envp = keep_env();
 	keep_sweep(&k);
 	k.idle_since = clock_mono();

@@ -34,7 +34,8 @@
  * (WebUIOmniboxPopup, WebUIOmniboxAimPopup, WebUIOmniboxFullPopup: the
  * address bar's popup of every new window, a browser context's first tab
  * among them, made ready in a renderer of its own: one more a snapshot,
- * for a window nobody sees), the user agent spec->ua, the window
+ * for a window nobody sees), no network time (NetworkTimeServiceQuerying:
+ * clients2.google.com asked at every start), the user agent spec->ua, the window
  * spec->width x spec->height.
  * Nothing about the network: the caller adds its own (chrome.c: the
  * egress gate or the resolver rules; keep.c: a proxy nobody answers).
@@ -65,7 +66,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
@@ -121,7 +124,8 @@ browser_flags(strv_t *a, const bspec_t *sp)
 	                                    "--disable-crashpad-for-testing", "--no-unsandboxed-zygote",
 	                                    "--enable-features=NetworkServiceInProcess2",
 	                                    "--disable-features=SpareRendererForSitePerProcess,"
-	                                    "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
+	                                    "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,"
+	                                    "NetworkTimeServiceQuerying",
 	                                    NULL};
 	strv_add(a, sp->bin);
 	strv_add(a, "--headless");
@@ -233,6 +237,53 @@ browser_launch(browser_t *b, const strv_t *flags, char *const *envp, char *why, 
 	b->wfd = to[1];
 	b->rfd = from[0];
 	return 0;
+}
+
+/*
+ * browser_dead_port: a TCP socket bound on 127.0.0.1 and never listened
+ * on (every connection to it refused), for browser_no_network; its fd (the
+ * caller keeps it open while the browser runs, then closes it) and *port,
+ * or -1 with why.
+ */
+static int
+browser_dead_port(int *port, char *why, size_t wn)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t sl = sizeof sin;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof sin) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &sl) < 0) {
+		snprintf(why, wn, "cannot bind a port on 127.0.0.1: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+/*
+ * browser_no_network: the flags that leave a browser no network of its
+ * own: --proxy-server 127.0.0.1:PORT (browser_dead_port's), loopback not
+ * bypassed, QUIC off, WebRTC kept to proxied connections, and no name
+ * resolved but 127.0.0.1 (a gate's).  A page then loads only in a browser
+ * context whose proxy is a snapshot's gate (capture.c, CP->proxy), and
+ * what chromium fetches for itself, in the browser's own context, goes
+ * nowhere: with the gate as --proxy-server, each start asked it for
+ * accounts.google.com, update.googleapis.com (a component's on-demand
+ * install, --disable-component-update notwithstanding) and
+ * clients2.google.com's time, which a crawl allows as any public host.
+ */
+static void
+browser_no_network(strv_t *a, int port)
+{
+	char *s = xasprintf("--proxy-server=http://127.0.0.1:%d", port);
+	strv_add(a, s);
+	free(s);
+	strv_add(a, "--proxy-bypass-list=<-loopback>");
+	strv_add(a, "--disable-quic");
+	strv_add(a, "--force-webrtc-ip-handling-policy=disable_non_proxied_udp");
+	strv_add(a, "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1");
 }
 
 /* A line of chromium's log that says nothing: a machine's missing D-Bus. */
