@@ -12,7 +12,8 @@
 #      browser's own proxy refuses: launch.c browser_no_network).
 #   2. The pdf hook's shell fallback (pdf/browser.sh, chrome_run) run by
 #      hand without a gate: no connection to a DNS server (port 53), by
-#      strace; its PDF made.
+#      strace; its PDF made.  With the recording proxy as its gate: only
+#      the test server asked of it, and its PDF made.
 # A real chromium; skipped without one (or without strace for 2).
 # shellcheck source-path=SCRIPTDIR source=lib/tap.sh
 . "$(dirname "$0")/lib/tap.sh"
@@ -20,7 +21,7 @@
 . "$(dirname "$0")/lib/httpd.sh"
 
 command -v chromium >/dev/null 2>&1 || { echo "1..0 # SKIP chromium is not installed"; exit 0; }
-plan 6
+plan 8
 
 mkdir -p "$T/site" "$T/h"
 cat >"$T/site/index.html" <<'HTML'
@@ -55,3 +56,9 @@ else
 	pass "# SKIP strace is not installed"
 	pass "# SKIP strace is not installed"
 fi
+: >"$T/proxy.log"
+mkdir -p "$T/q"
+(cd "$T/q" && ABX_GATE="127.0.0.1:$(cat "$T/pport")" \
+	sh "$SHARE/abx/plugins/pdf/browser.sh" --url="$BASE/index.html" >"$T/q.out" 2>"$T/q.err")
+ok "the shell fallback made its PDF through the gate" test -s "$T/q/output.pdf"
+is "$(grep -v -e "^[A-Z]* $BASE/" "$T/proxy.log")" "" "and asked the gate for nothing but the test server"

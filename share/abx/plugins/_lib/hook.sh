@@ -284,16 +284,22 @@ chrome_run() {
 	# zone, or a hook run outside abx-hook), hook_zone_rules instead
 	# chromium's own services, which it asks at every start despite
 	# --disable-background-networking (its network time, a component's
-	# on-demand install, accounts.google.com), resolve to nothing without
-	# a gate, and its time is not asked at all; the C chrome hook gives
-	# them a proxy that refuses instead (launch.c browser_no_network)
+	# on-demand install, accounts.google.com), bypass the gate and resolve
+	# to nothing, and its time is not asked at all (a page of those hosts
+	# is not captured by this fallback); the C chrome hook gives them a
+	# proxy that refuses instead (launch.c browser_no_network)
+	_own='accounts.google.com update.googleapis.com clients2.google.com'
+	_ownrules= _ownbypass=
+	for _o in $_own; do
+		_ownrules="${_ownrules:+$_ownrules,}MAP $_o ~NOTFOUND"
+		_ownbypass="$_ownbypass;$_o"
+	done
 	if [ -n "${ABX_GATE:-}" ]; then
-		set -- --proxy-server="http://$ABX_GATE" --proxy-bypass-list='<-loopback>' --disable-quic \
-			--force-webrtc-ip-handling-policy=disable_non_proxied_udp "$@"
+		set -- --proxy-server="http://$ABX_GATE" --proxy-bypass-list="<-loopback>$_ownbypass" --disable-quic \
+			--force-webrtc-ip-handling-policy=disable_non_proxied_udp --host-resolver-rules="$_ownrules" "$@"
 	else
 		hook_zone_rules
-		hook_zone_rules="${hook_zone_rules:+$hook_zone_rules,}MAP accounts.google.com ~NOTFOUND,MAP update.googleapis.com ~NOTFOUND,MAP clients2.google.com ~NOTFOUND"
-		set -- --host-resolver-rules="$hook_zone_rules" "$@"
+		set -- --host-resolver-rules="${hook_zone_rules:+$hook_zone_rules,}$_ownrules" "$@"
 	fi
 	timeout -k 5 $(( timeout * 9 / 10 > 5 ? timeout * 9 / 10 : 5 )) "$chrome" \
 		--headless --disable-gpu --in-process-gpu --disable-dev-shm-usage --no-first-run \
