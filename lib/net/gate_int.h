@@ -94,8 +94,9 @@ typedef struct {
 gate_ctx_t *gate_ctx_new(unsigned allow, const char *page, int logfd, int pacefd, const gate_pace_t *pace);
 /* Let go of a reference; the last frees it. */
 void gate_ctx_unref(gate_ctx_t *g);
-/* Drop it: every connection it serves is shut down (both ways), and no
- * more is logged or opened for it. */
+/* Drop it: every connection it serves is cut (a client's shut down both
+ * ways, a server's reset: gate.c), and no more is logged, opened or
+ * relayed for it. */
 void gate_ctx_drop(gate_ctx_t *g);
 /* Accept a client on lfd (listener number listener) for g: a thread
  * serves it (holding a reference to g). */
