@@ -21,7 +21,7 @@
  * serves) is under its mutex.  It is counted: the loop that accepts for
  * it holds one reference, each client thread one; the last to let go
  * frees it and closes its log and pacing directory.  Dropped (a kept
- * gate's next snapshot began), its connections are shut down, nothing
+ * gate's next snapshot began), its connections are cut (gate.c), nothing
  * more is logged, and a connection opened meanwhile is closed at once.
  */
 #ifndef ABX_GATE_INT_H
