@@ -277,4 +277,101 @@ for w in a-ok a-last h5 c-ok; do
 done
 is "$(grep -c 'page-b\|b-refused' "$T/requests.log")" 0 "the origin saw nothing of B's refused fetches"
 
+# The same through a serving worker (abx-hook --serve, one slot: one
+# worker, one kept gate for its snapshots).  The sw plugin's first run
+# leaves a holder for the worker's later snapshots (ABX_KEPT=$ABX_WORKER,
+# as a kept browser is left: phase.h), which opens a CONNECT tunnel through
+# the run's gate with half a request in it and an idle proxy connection;
+# the second run, on the same kept gate, lets it finish both: nothing
+# comes back, and the origin sees neither.
+cat >"$T/holder.py" <<'EOF'
+import os, socket, sys, time
+gate, port, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+host, gport = gate.rsplit(":", 1)
+t = socket.create_connection((host, int(gport)), timeout=30)
+t.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % (port, port))
+b = b""
+while b"\r\n\r\n" not in b:
+    k = t.recv(4096)
+    if not k:
+        break
+    b += k
+t.sendall(b"GET /site/?held-tunnel HTTP/1.0\r\n")
+i = socket.create_connection((host, int(gport)), timeout=30)
+with open(out + ".ready.tmp", "w") as f:
+    f.write(b.split(b"\r\n")[0].decode(errors="replace") + "\n")
+os.rename(out + ".ready.tmp", out + ".ready")
+end = time.time() + 120
+while not os.path.exists(out + ".go") and time.time() < end:
+    time.sleep(0.05)
+
+def after(c, data):
+    try:
+        c.sendall(data)
+    except OSError:
+        pass
+    c.settimeout(20)
+    b = b""
+    try:
+        while True:
+            k = c.recv(4096)
+            if not k:
+                break
+            b += k
+    except socket.timeout:
+        if not b:
+            return "open"
+    except OSError:
+        pass
+    return "none" if not b else b.split(b"\n")[0].decode(errors="replace").strip()
+
+r = "%s %s" % (after(t, b"\r\n"),
+               after(i, b"GET http://127.0.0.1:%d/site/?held-idle HTTP/1.1\r\nHost: x\r\n\r\n" % port))
+with open(out + ".result.tmp", "w") as f:
+    f.write(r + "\n")
+os.rename(out + ".result.tmp", out + ".result")
+EOF
+mkdir -p "$T/plugins/sw"
+cat >"$T/plugins/sw/on_Snapshot__20_sw.sh" <<'EOF'
+#!/bin/sh
+gate=-
+for c in $(cat /proc/$PPID/task/*/children); do
+	case $(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null) in
+	*abx-gate\ --kept*) gate=$c ;;
+	esac
+done
+waitfile() {
+	n=0
+	while [ ! -e "$1" ] && [ "$n" -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
+}
+if [ ! -e "$ABX_TEST_SW.ready" ]; then
+	ABX_KEPT=$ABX_WORKER setsid python3 "$ABX_TEST_HOLDER" "$ABX_GATE" "$ABX_TEST_PORT" "$ABX_TEST_SW" \
+		</dev/null >/dev/null 2>"$ABX_TEST_SW.err" &
+	waitfile "$ABX_TEST_SW.ready"
+	echo "1 $gate ${ABX_GATE#127.0.0.1:} $(cat "$ABX_TEST_SW.ready" 2>/dev/null)" >>"$ABX_TEST_SW"
+else
+	: >"$ABX_TEST_SW.go"
+	waitfile "$ABX_TEST_SW.result"
+	echo "2 $gate ${ABX_GATE#127.0.0.1:} $(cat "$ABX_TEST_SW.result" 2>/dev/null)" >>"$ABX_TEST_SW"
+fi
+echo '{"type":"ArchiveResult","status":"succeeded","output_str":"noted"}'
+EOF
+chmod +x "$T/plugins/sw/on_Snapshot__20_sw.sh"
+ABX_PLUGINS_DIR=$T/plugins
+export ABX_PLUGINS_DIR
+printf '%s\n' "$BASE/site/?p=1" "$BASE/site/?p=2" >"$T/swurls"
+abx-add -d "$T/w" --plugins sw --config CRAWL_MAX_CONCURRENT_SNAPSHOTS=1 <"$T/swurls" >/dev/null
+ABX_TEST_SW=$T/sw ABX_TEST_HOLDER=$T/holder.py ABX_TEST_PORT=$HTTPD_PORT \
+	timeout 300 abx-tick -d "$T/w" >"$T/swtick.out" 2>"$T/swtick.err"
+is "$?" 0 "the worker's tick exits 0"
+[ -s "$T/sw.err" ] && diag "holder: $(head -c 1000 "$T/sw.err")"
+swcol() { awk -v r="$1" -v c="$2" '$1 == r { print $c }' "$T/sw"; }
+is "$(sed -n 's/^1 [^ ]* [^ ]* //p' "$T/sw")" "HTTP/1.1 200 Connection established" \
+	"the first snapshot's holder opened a tunnel through its gate"
+ok "both snapshots ran on one kept gate" test "$(swcol 1 2)" = "$(swcol 2 2)" -a "$(swcol 1 2)" != -
+ok "each had ports of its own" test "$(swcol 1 3)" != "$(swcol 2 3)"
+is "$(swcol 2 4) $(swcol 2 5)" "none none" \
+	"the held tunnel and idle connection carried nothing in the second snapshot"
+ok "the origin saw neither held request" sh -c "! grep -q 'held-' '$T/requests.log'"
+
 done_testing
