@@ -66,7 +66,7 @@ typedef struct {
 	gate_pacehost_t *pace_hosts;
 	int refs;                    /* under lock: the loop's and its threads' */
 	int dropped;                 /* under lock: its snapshot has ended */
-	int *live;                   /* under lock: the sockets it serves */
+	int *live;                   /* under lock: the sockets it serves (a server's as ~fd: gate.c) */
 	int nlive, caplive;
 } gate_ctx_t;
 
