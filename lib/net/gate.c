@@ -22,6 +22,15 @@
  *    client's socket is half-closed and drained for a second before it
  *    is closed, so that an answer is not lost to a reset when the client
  *    was still sending (a refused POST).
+ * A kept gate's snapshot that ends (gate_ctx_drop) cuts what its threads
+ * serve: a client's socket is shut down both ways (its thread wakes, and
+ * nothing more is read from it or sent to it); a server's is reset (an
+ * RST, never the FIN of a client that has finished: half a request
+ * followed by a FIN is a whole request to a lenient server) and shut for
+ * reading, and the relay and the request's head send nothing more to it
+ * once the snapshot is dropped.  A server's socket is counted among the
+ * context's sockets as ~fd, a client's as fd, so that the drop tells
+ * them apart.
  * The gate writes nothing to stdout or stderr (gate_start closes them):
  * what it has to say goes to the client or to the log.
  */
@@ -61,6 +70,16 @@ quiet(const gate_slot_t *slot, const gate_req_t *r, const int64_t *last, int64_t
 	return r->connect && last[0] <= last[1] && now - spoke >= GATE_PACE_IDLE * 1000 && gate_pace_wanted(slot);
 }
 
+/* Has g's snapshot ended (gate_ctx_drop)? */
+static int
+dropped(gate_ctx_t *g)
+{
+	pthread_mutex_lock(&g->lock);
+	int d = g->dropped;
+	pthread_mutex_unlock(&g->lock);
+	return d;
+}
+
 static void
 relay(gate_ctx_t *g, int cfd, int sfd, const gate_req_t *r, const gate_slot_t *slot)
 {
@@ -86,8 +105,8 @@ relay(gate_ctx_t *g, int cfd, int sfd, const gate_req_t *r, const gate_slot_t *s
 			ssize_t n = recv(from, buf, RELAY_BUF, 0);
 			if (n < 0 && (errno == EINTR || errno == EAGAIN))
 				continue;
-			if (n < 0)
-				goto done;
+			if (n < 0 || dropped(g))
+				goto done;   /* nothing more after its snapshot's end */
 			buf_reset(&out);
 			if (n == 0) {
 				eof[i] = 1;
@@ -152,7 +171,7 @@ serve(gate_ctx_t *g, int cfd, int listener)
 		gate_answer(cfd, rc, "X-Abx-Gate: error", "abx-gate: %s", r.why);
 	gate_slot_t slot;
 	int sfd = rc == 0 ? gate_open(g, cfd, listener, &r, &slot) : -1;
-	if (sfd >= 0 && gate_live_add(g, sfd) < 0) {
+	if (sfd >= 0 && gate_live_add(g, ~sfd) < 0) {
 		close(sfd);   /* its snapshot ended meanwhile (gate_ctx_drop) */
 		gate_pace_release(&slot);
 		sfd = -1;
@@ -160,10 +179,10 @@ serve(gate_ctx_t *g, int cfd, int listener)
 	if (sfd >= 0) {
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 		buf_add(&r.out, in.p + hl, in.len - hl);   /* what the client sent after the head */
-		if ((!r.connect || gate_send_all(cfd, ok, sizeof ok - 1) == 0) &&
+		if ((!r.connect || gate_send_all(cfd, ok, sizeof ok - 1) == 0) && !dropped(g) &&
 		    gate_send_all(sfd, r.out.p, r.out.len) == 0)
 			relay(g, cfd, sfd, &r, &slot);
-		gate_live_del(g, sfd);
+		gate_live_del(g, ~sfd);
 		close(sfd);
 		gate_pace_release(&slot);
 	}
@@ -229,8 +248,16 @@ gate_ctx_drop(gate_ctx_t *g)
 	g->dropped = 1;
 	/* a socket is forgotten before it is closed, under this lock: no
 	 * number here is another's yet */
-	for (int i = 0; i < g->nlive; i++)
-		shutdown(g->live[i], SHUT_RDWR);
+	for (int i = 0; i < g->nlive; i++) {
+		int fd = g->live[i];
+		if (fd >= 0) {
+			shutdown(fd, SHUT_RDWR);   /* a client's */
+			continue;
+		}
+		struct linger rst = {1, 0};   /* a server's: its close resets it */
+		setsockopt(~fd, SOL_SOCKET, SO_LINGER, &rst, sizeof rst);
+		shutdown(~fd, SHUT_RD);
+	}
 	pthread_mutex_unlock(&g->lock);
 }
 

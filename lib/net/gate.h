@@ -80,7 +80,7 @@
  * with the worker as a one-shot gate does) and at each snapshot gives it
  * that snapshot's fresh listeners and log and tells it the snapshot's
  * zones, page and pacing; the gate then drops every connection of the
- * snapshot before (shut down, nothing more logged for it) and serves the
+ * snapshot before (cut, nothing more relayed or logged for it) and serves the
  * new one with a context of its own: a fresh name cache, page chain and
  * pacing directory, as a new gate would have.  gate_stop() of such a
  * snapshot ends it the same way and leaves the process up.  A kept gate

@@ -21,7 +21,7 @@
  * serves) is under its mutex.  It is counted: the loop that accepts for
  * it holds one reference, each client thread one; the last to let go
  * frees it and closes its log and pacing directory.  Dropped (a kept
- * gate's next snapshot began), its connections are shut down, nothing
+ * gate's next snapshot began), its connections are cut (gate.c), nothing
  * more is logged, and a connection opened meanwhile is closed at once.
  */
 #ifndef ABX_GATE_INT_H
@@ -66,7 +66,7 @@ typedef struct {
 	gate_pacehost_t *pace_hosts;
 	int refs;                    /* under lock: the loop's and its threads' */
 	int dropped;                 /* under lock: its snapshot has ended */
-	int *live;                   /* under lock: the sockets it serves */
+	int *live;                   /* under lock: the sockets it serves (a server's as ~fd: gate.c) */
 	int nlive, caplive;
 } gate_ctx_t;
 
@@ -94,8 +94,9 @@ typedef struct {
 gate_ctx_t *gate_ctx_new(unsigned allow, const char *page, int logfd, int pacefd, const gate_pace_t *pace);
 /* Let go of a reference; the last frees it. */
 void gate_ctx_unref(gate_ctx_t *g);
-/* Drop it: every connection it serves is shut down (both ways), and no
- * more is logged or opened for it. */
+/* Drop it: every connection it serves is cut (a client's shut down both
+ * ways, a server's reset: gate.c), and no more is logged, opened or
+ * relayed for it. */
 void gate_ctx_drop(gate_ctx_t *g);
 /* Accept a client on lfd (listener number listener) for g: a thread
  * serves it (holding a reference to g). */

@@ -33,7 +33,7 @@
  * PR_SET_PDEATHSIG SIGKILL and the parent checked, as gate_serve_fds.
  * Then poll the control socket and the current snapshot's listeners.  A
  * message ends the current snapshot first (gate_ctx_drop: its
- * connections shut down, nothing more logged for it; its listeners
+ * connections cut, nothing more relayed or logged for it; its listeners
  * closed; its threads end and the last frees it), then "begin" makes the
  * next one's context (gate_ctx_new; with pacing, gate_pace_open of its
  * directory: a failure is the answer's errno and why, and the snapshot
