@@ -24,11 +24,15 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/httpd.sh"
 httpd_start --log "$T/requests.log" || exit 1
+ABX_TEST_LIB=$TOP/tests/lib   # heldconn.py, for the drivers below
+export ABX_TEST_LIB
 mkdir -p "$T/d/locks"
 chmod 700 "$T/d/locks"
 
 cat >"$T/drive.py" <<'EOF'
 import os, shutil, socket, subprocess, sys, time
+sys.path.insert(0, os.environ["ABX_TEST_LIB"])
+from heldconn import after  # noqa: E402
 
 port, data, out = int(sys.argv[1]), sys.argv[2], open(sys.argv[3], "w")
 reqlog = sys.argv[4]
@@ -106,29 +110,6 @@ def tunnel(p, extra=b""):
         c.sendall(extra)
     return c, st
 
-def after(c, data):
-    """Send data on a held connection; what comes back: "none" (end of
-    file or a reset, no byte), "open" (nothing, but not closed either
-    after 20 s), or the first line of what came."""
-    try:
-        c.sendall(data)
-    except OSError:
-        pass
-    c.settimeout(20)
-    b = b""
-    try:
-        while True:
-            k = c.recv(4096)
-            if not k:
-                break
-            b += k
-    except socket.timeout:
-        if not b:
-            return "open"
-    except OSError:
-        pass
-    c.close()
-    return "none" if not b else b.split(b"\n")[0].decode(errors="replace").strip()
 
 def refused(p):
     try:
@@ -286,6 +267,8 @@ is "$(grep -c 'page-b\|b-refused' "$T/requests.log")" 0 "the origin saw nothing 
 # comes back, and the origin sees neither.
 cat >"$T/holder.py" <<'EOF'
 import os, socket, sys, time
+sys.path.insert(0, os.environ["ABX_TEST_LIB"])
+from heldconn import after  # noqa: E402
 gate, port, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 host, gport = gate.rsplit(":", 1)
 t = socket.create_connection((host, int(gport)), timeout=30)
@@ -305,25 +288,6 @@ end = time.time() + 120
 while not os.path.exists(out + ".go") and time.time() < end:
     time.sleep(0.05)
 
-def after(c, data):
-    try:
-        c.sendall(data)
-    except OSError:
-        pass
-    c.settimeout(20)
-    b = b""
-    try:
-        while True:
-            k = c.recv(4096)
-            if not k:
-                break
-            b += k
-    except socket.timeout:
-        if not b:
-            return "open"
-    except OSError:
-        pass
-    return "none" if not b else b.split(b"\n")[0].decode(errors="replace").strip()
 
 r = "%s %s" % (after(t, b"\r\n"),
                after(i, b"GET http://127.0.0.1:%d/site/?held-idle HTTP/1.1\r\nHost: x\r\n\r\n" % port))
