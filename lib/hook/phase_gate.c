@@ -160,33 +160,35 @@ seed_hosts(const char *seeds)
 	return buf_cstr(&out);
 }
 
-/* A serving worker's last crawl seeds and what seed_hosts made of them:
- * its snapshots are mostly of one crawl, whose seeds are not read again
- * (a crawl of N seeds made each snapshot parse N URLs). */
-static char *kept_seeds, *kept_hosts;
+/* A serving worker's last crawl seeds (their JSON text, as the record
+ * holds them) and what seed_hosts made of them: its snapshots are mostly
+ * of one crawl, whose seeds are not read again (a crawl of N seeds made
+ * each snapshot parse N URLs). */
+static char *kept_raw, *kept_hosts;
 
+/* The seeds the phase's zone policy is made from (malloc'd, or NULL). */
 static char *
-policy_seeds(char *seeds)
+policy_seeds(phase_t *ph)
 {
-	if (!keeping || !seeds)
+	const char *raw = ph->have_crawl ? rec_raw(&ph->crawl, "urls") : NULL;
+	if (keeping && raw && kept_raw && strcmp(raw, kept_raw) == 0)
+		return xstrdup(kept_hosts);
+	char *seeds = ph->have_crawl ? rec_str(&ph->crawl, "urls") : NULL;
+	if (!seeds)
+		return ph->url ? xstrdup(ph->url) : NULL;
+	if (!keeping)
 		return seeds;
-	if (!kept_seeds || strcmp(kept_seeds, seeds) != 0) {
-		free(kept_seeds), free(kept_hosts);
-		kept_hosts = seed_hosts(seeds);
-		kept_seeds = seeds;
-	} else {
-		free(seeds);
-	}
+	free(kept_raw), free(kept_hosts);
+	kept_raw = xstrdup(raw);
+	kept_hosts = seed_hosts(seeds);
+	free(seeds);
 	return xstrdup(kept_hosts);
 }
 
 int
 phase_gate_start(phase_t *ph)
 {
-	char *seeds = ph->have_crawl ? rec_str(&ph->crawl, "urls") : NULL;
-	if (!seeds && ph->url)
-		seeds = xstrdup(ph->url);
-	seeds = policy_seeds(seeds);
+	char *seeds = policy_seeds(ph);
 	zonepolicy_t *zp = zonepolicy_new(seeds, conf_get(&ph->conf, "ALLOW_PRIVATE_NETWORKS"));
 	unsigned allow = zonepolicy_allowed(zp);
 	zonepolicy_free(zp);
