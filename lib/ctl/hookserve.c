@@ -14,6 +14,7 @@
 #include "ctl/hookserve.h"
 #include "ctl/pluginsarg.h"
 #include "hook/phase.h"
+#include "hook/plugin.h"
 #include "store/lease.h"
 #include "store/store.h"
 #include "tick/settings.h"
@@ -134,6 +135,7 @@ hook_serve(const char *dir, int in, FILE *out, const sigset_t *waitmask, volatil
 	snprintf(w, sizeof w, "%ld.%lld", (long)getpid(), proc_starttime(getpid()));
 	setenv("ABX_WORKER", w, 1);
 	phase_gate_keep();   /* one egress gate for all its snapshots */
+	plugins_keep();      /* and one discovery of the plugins, while it holds */
 	while (!*stop) {
 		struct pollfd p = {in, POLLIN, 0};
 		if (ppoll(&p, 1, NULL, waitmask) < 0) {

@@ -43,16 +43,21 @@
  * that the orphans' reaping (phase.h, step 9) leaves it and the worker's
  * end (phase_end_kept) stops it; it also dies with the worker.  What each
  * phase's hooks see and what their results say is the same either way.
+ * Such a worker also keeps its last crawl's seeds reduced to one valid URL
+ * a host (seed_hosts): step 1 of a snapshot of the same crawl parses those,
+ * not every seed again; the hosts are looked up each phase, as before.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/err.h"
 #include "hook/phase_int.h"
 #include "net/hostpace.h"
 #include "net/netzone.h"
+#include "net/url.h"
 
 #define NOTE_NAMED 3
 
@@ -96,12 +101,94 @@ kept_env_free(char **env)
 	free(env);
 }
 
+/* The key of a valid URL's host (zonepolicy.c host_of): its text up to
+ * the end of the authority, with the character that ends it; the whole
+ * URL if it has no "://".  Two URLs with one key have one host. */
+static size_t
+host_key_len(const char *url)
+{
+	const char *a = strstr(url, "://");
+	if (!a)
+		return strlen(url);
+	size_t end = (size_t)(a + 3 - url) + strcspn(a + 3, "/?#\\");
+	return url[end] ? end + 1 : end;
+}
+
+/* The seeds a zone policy needs: of the valid URLs of seeds (lines or
+ * JSONL, as zonepolicy.c reads them), the first one of each host key
+ * (file: URLs are all one); invalid ones add no zone and are left out.
+ * The zones allowed from it are those allowed from seeds, with the same
+ * hosts looked up.  Malloc'd. */
+static char *
+seed_hosts(const char *seeds)
+{
+	char *text = xstrdup(seeds), *save = NULL;
+	buf_t out = {0}, keys = {0};
+	int file = 0;
+	buf_addc(&keys, '\n');
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		l += strspn(l, " \t");
+		char *url = NULL;
+		if (*l == '{') {
+			rec_t r;
+			if (rec_parse(&r, l, strlen(l)) == 0) {
+				url = rec_str(&r, "url");
+				rec_free(&r);
+			}
+		} else if (*l && *l != '#') {
+			url = xstrdup(l);
+		}
+		if (!url || url_check(url) || strchr(url, '\n') || strchr(" \t{#", url[0])) {
+			free(url);
+			continue;
+		}
+		int is_file = strncasecmp(url, "file:", 5) == 0, seen = is_file && file;
+		if (!is_file) {
+			char *key = xasprintf("\n%.*s\n", (int)host_key_len(url), url);
+			seen = memmem(keys.p, keys.len, key, strlen(key)) != NULL;
+			if (!seen)
+				buf_adds(&keys, key + 1);
+			free(key);
+		}
+		file |= is_file;
+		if (!seen)
+			buf_addf(&out, "%s\n", url);
+		free(url);
+	}
+	free(text);
+	buf_free(&keys);
+	return buf_cstr(&out);
+}
+
+/* A serving worker's last crawl seeds (their JSON text, as the record
+ * holds them) and what seed_hosts made of them: its snapshots are mostly
+ * of one crawl, whose seeds are not read again (a crawl of N seeds made
+ * each snapshot parse N URLs). */
+static char *kept_raw, *kept_hosts;
+
+/* The seeds the phase's zone policy is made from (malloc'd, or NULL). */
+static char *
+policy_seeds(phase_t *ph)
+{
+	const char *raw = ph->have_crawl ? rec_raw(&ph->crawl, "urls") : NULL;
+	if (keeping && raw && kept_raw && strcmp(raw, kept_raw) == 0)
+		return xstrdup(kept_hosts);
+	char *seeds = ph->have_crawl ? rec_str(&ph->crawl, "urls") : NULL;
+	if (!seeds)
+		return ph->url ? xstrdup(ph->url) : NULL;
+	if (!keeping)
+		return seeds;
+	free(kept_raw), free(kept_hosts);
+	kept_raw = xstrdup(raw);
+	kept_hosts = seed_hosts(seeds);
+	free(seeds);
+	return xstrdup(kept_hosts);
+}
+
 int
 phase_gate_start(phase_t *ph)
 {
-	char *seeds = ph->have_crawl ? rec_str(&ph->crawl, "urls") : NULL;
-	if (!seeds && ph->url)
-		seeds = xstrdup(ph->url);
+	char *seeds = policy_seeds(ph);
 	zonepolicy_t *zp = zonepolicy_new(seeds, conf_get(&ph->conf, "ALLOW_PRIVATE_NETWORKS"));
 	unsigned allow = zonepolicy_allowed(zp);
 	zonepolicy_free(zp);

@@ -116,7 +116,7 @@ plugins_path(const char *datadir)
 	return v;
 }
 
-/* ------------------------------------------------------------ discovery */
+/* ------------------------------------------------------------ listing */
 
 static int
 name_cmp(const void *a, const void *b)
@@ -169,25 +169,34 @@ add_required(const char *raw, size_t n, void *arg)
 	return 0;
 }
 
+/* Did this discovery warn (then it is not kept: its warnings are said at
+ * every phase, as before)? */
+static int warned;
+
 static void
 load_config_json(plugin_t *p, int dfd)
 {
 	buf_t b = {0};
 	rec_t r;
 	if (fs_read(dfd, "config.json", &b) < 0) {
-		if (errno != ENOENT)
+		if (errno != ENOENT) {
 			warnsys("unable to read %s/config.json", p->dir);
+			warned = 1;
+		}
 		buf_free(&b);
 		return;
 	}
 	if (rec_parse(&r, b.p, b.len) < 0) {
 		warnx_("%s/config.json: not a JSON object; ignored", p->dir);
+		warned = 1;
 		buf_free(&b);
 		return;
 	}
 	const char *props = rec_raw(&r, "properties");
-	if (props && schema_parse(&p->schema, props) < 0)
+	if (props && schema_parse(&p->schema, props) < 0) {
 		warnx_("%s/config.json: \"properties\" is not an object; ignored", p->dir);
+		warned = 1;
+	}
 	const char *req = rec_raw(&r, "required_plugins");
 	if (req)
 		json_array_each(req, add_required, &p->requires);
@@ -198,6 +207,102 @@ load_config_json(plugin_t *p, int dfd)
 	buf_free(&b);
 }
 
+/* ------------------------------------------------------------ kept */
+
+/* A serving worker's last discovery (plugins_keep), and the state of what
+ * it read: each path directory, each entry there that could be a plugin,
+ * each plugin's config.json and hook files, as stat saw them before they
+ * were read.  It holds while the path is the same and every one of them
+ * stats the same. */
+typedef struct {
+	char *path;
+	int nofollow, err;
+	struct stat st;
+} stamp_t;
+
+static struct {
+	int on, valid, busy, stamping;
+	char **path;
+	plugins_t ps;
+	stamp_t *st;
+	size_t nst;
+} kept;
+
+static int
+stat_same(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_mode == b->st_mode &&
+	       a->st_uid == b->st_uid && a->st_gid == b->st_gid && a->st_size == b->st_size &&
+	       a->st_nlink == b->st_nlink &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* Note what dir/name was (st, or err if it could not be stat'd). */
+static void
+stamp(const char *dir, const char *name, int nofollow, const struct stat *st, int err)
+{
+	if (!kept.stamping)
+		return;
+	kept.st = xrealloc(kept.st, (kept.nst + 1) * sizeof *kept.st);
+	stamp_t *t = &kept.st[kept.nst++];
+	t->path = name ? xasprintf("%s/%s", dir, name) : xstrdup(dir);
+	t->nofollow = nofollow;
+	t->err = st ? 0 : err;
+	if (st)
+		t->st = *st;
+	else
+		memset(&t->st, 0, sizeof t->st);
+}
+
+static void
+kept_drop(void)
+{
+	for (size_t i = 0; i < kept.nst; i++)
+		free(kept.st[i].path);
+	free(kept.st);
+	kept.st = NULL;
+	kept.nst = 0;
+	for (char **d = kept.path; d && *d; d++)
+		free(*d);
+	free(kept.path);
+	kept.path = NULL;
+	if (kept.valid) {
+		kept.ps.kept = 0;
+		plugins_free(&kept.ps);
+	}
+	kept.valid = 0;
+}
+
+static int
+kept_holds(char **path)
+{
+	if (!kept.valid)
+		return 0;
+	size_t i = 0;
+	for (; path[i] && kept.path[i]; i++)
+		if (strcmp(path[i], kept.path[i]) != 0)
+			return 0;
+	if (path[i] || kept.path[i])
+		return 0;
+	for (i = 0; i < kept.nst; i++) {
+		struct stat st;
+		const stamp_t *t = &kept.st[i];
+		int rc = fstatat(AT_FDCWD, t->path, &st, t->nofollow ? AT_SYMLINK_NOFOLLOW : 0);
+		if (rc < 0 ? errno != t->err : t->err || !stat_same(&st, &t->st))
+			return 0;
+	}
+	return 1;
+}
+
+void
+plugins_keep(void)
+{
+	kept.on = 1;
+}
+
+/* ------------------------------------------------------------ discovery */
+
 static void
 load_hooks(plugin_t *p, int dfd)
 {
@@ -207,7 +312,9 @@ load_hooks(plugin_t *p, int dfd)
 		hook_t h;
 		struct stat st;
 		if (hook_parse_name(names[i], &h) == 0) {
-			if (fstatat(dfd, names[i], &st, 0) == 0 && S_ISREG(st.st_mode) &&
+			int ok = fstatat(dfd, names[i], &st, 0) == 0;
+			stamp(p->dir, names[i], 0, ok ? &st : NULL, errno);
+			if (ok && S_ISREG(st.st_mode) &&
 			    faccessat(dfd, names[i], X_OK, AT_EACCESS) == 0) {
 				h.path = xasprintf("%s/%s", p->dir, names[i]);
 				p->hooks = xrealloc(p->hooks, (p->nhooks + 1) * sizeof(hook_t));
@@ -234,11 +341,14 @@ plugin_key(const char *name)
 	return k;
 }
 
-void
-plugins_discover(plugins_t *ps, char **path)
+static void
+discover(plugins_t *ps, char **path)
 {
 	memset(ps, 0, sizeof *ps);
 	for (char **dir = path; dir && *dir; dir++) {
+		struct stat st;
+		int ok = stat(*dir, &st) == 0;
+		stamp(*dir, NULL, 0, ok ? &st : NULL, errno);
 		int fd = open(*dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
@@ -246,9 +356,13 @@ plugins_discover(plugins_t *ps, char **path)
 		char **names = list_dir(dup(fd), &n);
 		for (size_t i = 0; i < n; i++) {
 			const char *nm = names[i];
-			struct stat st;
-			if (nm[0] == '.' || nm[0] == '_' || !name_valid(nm) || id_valid(nm) ||
-			    plugins_find(ps, nm) || fstatat(fd, nm, &st, 0) < 0 || !S_ISDIR(st.st_mode)) {
+			if (nm[0] == '.' || nm[0] == '_' || !name_valid(nm) || id_valid(nm) || plugins_find(ps, nm)) {
+				free(names[i]);
+				continue;
+			}
+			ok = fstatat(fd, nm, &st, 0) == 0;
+			stamp(*dir, nm, 0, ok ? &st : NULL, errno);
+			if (!ok || !S_ISDIR(st.st_mode)) {
 				free(names[i]);
 				continue;
 			}
@@ -260,6 +374,8 @@ plugins_discover(plugins_t *ps, char **path)
 				p->name = xstrdup(nm);
 				p->key = plugin_key(nm);
 				p->dir = xasprintf("%s/%s", *dir, nm);
+				ok = fstatat(pfd, "config.json", &st, AT_SYMLINK_NOFOLLOW) == 0;
+				stamp(p->dir, "config.json", 1, ok ? &st : NULL, errno);
 				load_config_json(p, pfd);
 				load_hooks(p, pfd);
 				close(pfd);
@@ -275,6 +391,38 @@ plugins_discover(plugins_t *ps, char **path)
 			ps->v[i].hooks[j].plugin = &ps->v[i];
 }
 
+void
+plugins_discover(plugins_t *ps, char **path)
+{
+	if (!kept.on || kept.busy || !path) {
+		discover(ps, path);
+		return;
+	}
+	if (!kept_holds(path)) {
+		kept_drop();
+		warned = 0;
+		kept.stamping = 1;
+		discover(&kept.ps, path);
+		kept.stamping = 0;
+		if (warned) {
+			*ps = kept.ps;   /* said again at the next phase: not kept */
+			memset(&kept.ps, 0, sizeof kept.ps);
+			kept_drop();
+			return;
+		}
+		size_t n = 0;
+		while (path[n])
+			n++;
+		kept.path = xcalloc(n + 1, sizeof(char *));
+		for (size_t i = 0; i < n; i++)
+			kept.path[i] = xstrdup(path[i]);
+		kept.ps.kept = 1;
+		kept.valid = 1;
+	}
+	kept.busy = 1;
+	*ps = kept.ps;
+}
+
 plugin_t *
 plugins_find(const plugins_t *ps, const char *name)
 {
@@ -287,6 +435,13 @@ plugins_find(const plugins_t *ps, const char *name)
 void
 plugins_free(plugins_t *ps)
 {
+	if (ps->kept) {   /* the worker's, for its next phase */
+		for (size_t i = 0; i < ps->n; i++)
+			ps->v[i].selected = 0;
+		memset(ps, 0, sizeof *ps);
+		kept.busy = 0;
+		return;
+	}
 	for (size_t i = 0; i < ps->n; i++) {
 		plugin_t *p = &ps->v[i];
 		free(p->name), free(p->key), free(p->dir), free(p->binaries);

@@ -65,6 +65,7 @@ typedef struct plugin {
 typedef struct plugins_s {
 	plugin_t *v;
 	size_t n;
+	int kept;            /* plugins_keep's: plugins_free leaves it */
 } plugins_t;
 
 /* Parse a hook file name; 0 ok (h's strings malloc'd), -1 not a hook. */
@@ -74,6 +75,20 @@ void hook_free(hook_t *h);
 /* The search path as a NULL-terminated malloc'd array (datadir may be NULL). */
 char **plugins_path(const char *datadir);
 void plugins_discover(plugins_t *ps, char **path);
+/*
+ * For a process that runs phase after phase (a serving worker): from now
+ * on plugins_discover hands out its last discovery again while the path is
+ * the same and everything it read stats the same (device, inode, mode,
+ * owner, links, size, mtime, ctime; stat'd before it was read): each path
+ * directory, each entry there named like a plugin, each plugin's
+ * config.json and files named like hooks (a file added, removed, renamed
+ * or chmod'ed changes one of them).  A discovery that warned (a bad
+ * config.json) is not kept, so its warnings are said at every phase.
+ * plugins_free of the kept one only clears its selection, and the next
+ * plugins_discover may free it; while it is out (not yet given back to
+ * plugins_free), plugins_discover makes a discovery of its own, as before.
+ */
+void plugins_keep(void);
 plugin_t *plugins_find(const plugins_t *ps, const char *name);
 void plugins_free(plugins_t *ps);
 
