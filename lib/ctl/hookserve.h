@@ -27,7 +27,10 @@
  * unblocked: a signal, or a stop during a phase, ends the loop after that
  * snapshot's end line.  End of file ends it too.  Returns 0 at end of
  * file, 75 after a signal, 74 if stdin or stdout fails.  Everything a
- * snapshot allocates is freed before the next one.
+ * snapshot allocates is freed before the next one, but what the worker
+ * keeps and re-checks at each snapshot: the discovery of the plugins
+ * (plugins_keep, plugin.h) and its last crawl's seeds reduced to one URL
+ * a host (phase_gate.c).
  */
 #ifndef ABX_HOOKSERVE_H
 #define ABX_HOOKSERVE_H

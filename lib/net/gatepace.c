@@ -251,7 +251,7 @@ gate_pace_take(gate_ctx_t *g, int cfd, int listener, const gate_req_t *r, gate_s
 	s->waitfd = openat(hfd, "wait", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	int queued = waiting(s->waitfd);
 	for (; n < g->pace_max; n++) {
-		char name[16];
+		char name[24];   /* "slot-" and any int */
 		snprintf(name, sizeof name, "slot-%d", n);
 		if ((fd[n] = openat(hfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
 			break;
