@@ -49,7 +49,8 @@
  *    browser_no_network: a proxy that refuses, so that what chromium
  *    fetches for itself goes nowhere), the page loaded in a browser
  *    context whose proxy is the gate, loopback not bypassed, QUIC off,
- *    WebRTC kept to proxied connections; without a gate, --host-resolver-rules instead, as the
+ *    WebRTC kept to proxied connections; without a gate,
+ *    --host-resolver-rules instead, as the
  *    shell hooks give theirs (zonerules.c): those rules are the page's,
  *    so such a browser is never kept.  It runs in a session of its own,
  *    its whole process group killed when done; its stderr goes to a temp
