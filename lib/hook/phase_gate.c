@@ -57,7 +57,6 @@
 #include "hook/phase_int.h"
 #include "net/hostpace.h"
 #include "net/netzone.h"
-#include "net/url.h"
 
 #define NOTE_NAMED 3
 
@@ -115,8 +114,9 @@ host_key_len(const char *url)
 }
 
 /* The seeds a zone policy needs: of the valid URLs of seeds (lines or
- * JSONL, as zonepolicy.c reads them), the first one of each host key
- * (file: URLs are all one); invalid ones add no zone and are left out.
+ * JSONL, read by zonepolicy_seed_url as the policy reads them), the first
+ * one of each host key (file: URLs are all one); invalid ones add no zone
+ * and are left out.
  * The zones allowed from it are those allowed from seeds, with the same
  * hosts looked up.  Malloc'd. */
 static char *
@@ -127,18 +127,8 @@ seed_hosts(const char *seeds)
 	int file = 0;
 	buf_addc(&keys, '\n');
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		l += strspn(l, " \t");
-		char *url = NULL;
-		if (*l == '{') {
-			rec_t r;
-			if (rec_parse(&r, l, strlen(l)) == 0) {
-				url = rec_str(&r, "url");
-				rec_free(&r);
-			}
-		} else if (*l && *l != '#') {
-			url = xstrdup(l);
-		}
-		if (!url || url_check(url) || strchr(url, '\n') || strchr(" \t{#", url[0])) {
+		char *url = zonepolicy_seed_url(l);
+		if (!url || strchr(url, '\n') || strchr(" \t{#", url[0])) {
 			free(url);
 			continue;
 		}

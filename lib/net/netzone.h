@@ -93,6 +93,8 @@ typedef struct zonepolicy zonepolicy_t;
 /* seeds: the crawl's "urls" text (lines of URLs or {"url":...} records);
  * allow: ALLOW_PRIVATE_NETWORKS (NULL or malformed: none). */
 zonepolicy_t *zonepolicy_new(const char *seeds, const char *allow);
+/* One line of that text: the valid URL it names (malloc'd), else NULL. */
+char *zonepolicy_seed_url(const char *line);
 const char *zonepolicy_refuse(zonepolicy_t *p, const char *url);
 unsigned zonepolicy_allowed(zonepolicy_t *p);
 void zonepolicy_free(zonepolicy_t *p);

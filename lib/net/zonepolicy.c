@@ -87,25 +87,36 @@ cached_zones(zonepolicy_t *p, const char *host)
 	return m;
 }
 
+char *
+zonepolicy_seed_url(const char *l)
+{
+	l += strspn(l, " \t");
+	char *url = NULL;
+	if (*l == '{') {
+		rec_t r;
+		if (rec_parse(&r, l, strlen(l)) == 0) {
+			url = rec_str(&r, "url");
+			rec_free(&r);
+		}
+	} else if (*l && *l != '#') {
+		url = xstrdup(l);
+	}
+	if (url && url_check(url)) {
+		free(url);
+		url = NULL;
+	}
+	return url;
+}
+
 static void
 add_seed_zones(zonepolicy_t *p)
 {
 	char *save = NULL, host[512];
 	for (char *l = strtok_r(p->seeds, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		l += strspn(l, " \t");
-		char *url = NULL;
-		if (*l == '{') {
-			rec_t r;
-			if (rec_parse(&r, l, strlen(l)) == 0) {
-				url = rec_str(&r, "url");
-				rec_free(&r);
-			}
-		} else if (*l && *l != '#') {
-			url = xstrdup(l);
-		}
-		if (url && !url_check(url) && strncasecmp(url, "file:", 5) == 0) {
+		char *url = zonepolicy_seed_url(l);
+		if (url && strncasecmp(url, "file:", 5) == 0) {
 			p->allow |= 1u << NZ_FILE;
-		} else if (url && !url_check(url)) {
+		} else if (url) {
 			host_of(url, host, sizeof host);
 			p->allow |= cached_zones(p, host);
 		}
