@@ -73,12 +73,20 @@ browse() {
 		>"$T/dom.html" 2>"$T/chromium.err"
 }
 reports() { grep -c '^/report' "$T/report.log"; }
+# browse_report URL: browse URL until its script reports (up to 3 loads: on a
+# loaded machine the virtual time budget can end before the fetch is answered)
+browse_report() {
+	for _try in 1 2 3; do
+		: >"$T/report.log"
+		browse "$1" || return 1
+		wait_for 10 test "$(reports)" -ge 1 && return 0
+	done
+	return 0
+}
 
 VIEW=$(link evil.html)
 like "$VIEW" "/crawls/$C/$S/index.html\?view=1$" "the snapshot page links the archived page through its viewer"
-: >"$T/report.log"
-ok "chromium opens the link from the snapshot page" browse "$VIEW"
-wait_for 10 test "$(reports)" -ge 1
+ok "chromium opens the link from the snapshot page" browse_report "$VIEW"
 like "$(cat "$T/dom.html")" '<iframe sandbox="allow-scripts allow-forms allow-popups"' \
 	"the viewer shows the page in an iframe sandbox without allow-same-origin"
 is "$(reports)" 1 "the hostile page's script ran and reported once"
@@ -86,8 +94,6 @@ like "$(cat "$T/report.log")" '^/report\?error' "its read of /index.jsonl failed
 ok "and the listener got nothing of the archive" sh -c "! grep -q '$S' '$T/report.log'"
 
 # the control: opened raw, in the archive's origin, the same page reads the archive
-: >"$T/report.log"
-ok "chromium opens the archived page raw" browse "$ARCHIVE/crawls/$C/$S/evil/evil.html"
-wait_for 10 test "$(reports)" -ge 1
+ok "chromium opens the archived page raw" browse_report "$ARCHIVE/crawls/$C/$S/evil/evil.html"
 like "$(cat "$T/report.log")" "^/report\\?read.*$S" "opened raw, it reads /index.jsonl (why the viewer is needed)"
 done_testing
