@@ -30,98 +30,21 @@ mkdir -p "$T/d/locks"
 chmod 700 "$T/d/locks"
 
 cat >"$T/drive.py" <<'EOF'
-import os, shutil, socket, subprocess, sys, time
+import os, sys, time
 sys.path.insert(0, os.environ["ABX_TEST_LIB"])
 from heldconn import after  # noqa: E402
+from keptgate import KeptGate, connect, fetch, logof, refused, tunnel  # noqa: E402
 
 port, data, out = int(sys.argv[1]), sys.argv[2], open(sys.argv[3], "w")
 reqlog = sys.argv[4]
-base = "http://127.0.0.1:%d" % port
+kg = KeptGate(port, data)
+base, begin, end = kg.base, kg.begin, kg.end
 
 def say(k, v):
     out.write("%s %s\n" % (k, v))
     out.flush()
 
-ctl, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-cfd = child.fileno() if child.fileno() != 3 else os.dup(child.fileno())
-gate = subprocess.Popen([shutil.which("abx-gate"), "--kept", "--parent", str(os.getpid())],
-                        stdout=subprocess.DEVNULL, close_fds=False,
-                        preexec_fn=lambda: os.dup2(cfd, 3, inheritable=True))
-child.close()
-ctl.settimeout(30)
-say("gate", gate.pid)
-
-def answer():
-    try:
-        return ctl.recv(512).decode().replace("\t", "|")
-    except OSError as e:
-        return "error:%s" % e.__class__.__name__
-
-def begin(allow, page, pace, n=2):
-    ls = []
-    for _ in range(n):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        s.listen(128)
-        ls.append(s)
-    log = os.memfd_create("refusals", os.MFD_CLOEXEC)
-    msg = b"\0".join([b"begin", str(allow).encode(), page.encode(), str(pace).encode(),
-                      b"30", (data if pace else "").encode()])
-    socket.send_fds(ctl, [msg], [s.fileno() for s in ls] + [log])
-    got = answer()
-    ports = [s.getsockname()[1] for s in ls]
-    for s in ls:
-        s.close()   # the gate has its own
-    return got, ports, log
-
-def end():
-    ctl.send(b"end")
-    return answer()
-
-def connect(p):
-    c = socket.create_connection(("127.0.0.1", p), timeout=30)
-    return c
-
-def head_of(c):
-    """Read until the end of a response head or EOF: its status line."""
-    b = b""
-    try:
-        while b"\r\n\r\n" not in b:
-            k = c.recv(4096)
-            if not k:
-                break
-            b += k
-    except OSError as e:
-        return "error:%s" % e.__class__.__name__
-    return b.split(b"\r\n")[0].decode(errors="replace") or "eof"
-
-def fetch(p, url):
-    c = connect(p)
-    c.sendall(("GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % url).encode())
-    st = head_of(c)
-    c.close()
-    return st.split(" ")[1] if st.startswith("HTTP/") else st
-
-def tunnel(p, extra=b""):
-    c = connect(p)
-    c.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % (port, port))
-    st = head_of(c)
-    if extra:
-        c.sendall(extra)
-    return c, st
-
-
-def refused(p):
-    try:
-        socket.create_connection(("127.0.0.1", p), timeout=30).close()
-        return "accepted"
-    except ConnectionRefusedError:
-        return "refused"
-    except OSError as e:
-        return "error:%s" % e.__class__.__name__
-
-def logof(fd):
-    return os.pread(fd, 1 << 20, 0).decode()
+say("gate", kg.gate.pid)
 
 def logged(path, word):
     try:
@@ -135,14 +58,14 @@ say("a.begin", got)
 # h4 first: its tunnel holds the host's first pacing slot, the one C's
 # single connection a host needs, and never yields it (its client spoke
 # last)
-h4, st4 = tunnel(pa[0], b"GET /site/?h4-after HTTP/1.0\r\n")
+h4, st4 = tunnel(pa[0], port, b"GET /site/?h4-after HTTP/1.0\r\n")
 say("h4.tunnel", st4)
 say("a.ok", fetch(pa[1], base + "/site/?a-ok"))
 say("a.page", fetch(pa[1], "http://0.0.0.0:9/page-a"))
 h1 = connect(pa[0])
 h2 = connect(pa[0])
 h2.sendall(("GET %s/site/?h2-after HTTP/1.1\r\nHost: x\r\n" % base).encode())
-h3, st3 = tunnel(pa[0])
+h3, st3 = tunnel(pa[0], port)
 say("h3.tunnel", st3)
 h5 = connect(pa[0])
 h5.sendall(("GET %s/slow?s=4&h5 HTTP/1.1\r\nHost: x\r\n\r\n" % base).encode())
@@ -189,12 +112,7 @@ for k, fd in (("a", la), ("b", lb), ("c", lc)):
     for i, l in enumerate(logof(fd).splitlines()):
         say("%s.log%d" % (k, i), l)
 
-ctl.close()
-try:
-    say("exit", gate.wait(timeout=30))
-except subprocess.TimeoutExpired:
-    gate.kill()
-    say("exit", "running")
+say("exit", kg.close())
 EOF
 
 timeout 300 python3 "$T/drive.py" "$HTTPD_PORT" "$T/d" "$T/out" "$T/requests.log" 2>"$T/drive.err"

@@ -24,11 +24,13 @@
  *    was still sending (a refused POST).
  * A kept gate's snapshot that ends (gate_ctx_drop) cuts what its threads
  * serve: a client's socket is shut down both ways (its thread wakes, and
- * nothing more is read from it or sent to it); a server's is reset (an
- * RST, never the FIN of a client that has finished: half a request
- * followed by a FIN is a whole request to a lenient server) and shut for
- * reading, and the relay and the request's head send nothing more to it
- * once the snapshot is dropped.  A server's socket is counted among the
+ * nothing more is read from it or sent to it); a server's is reset at
+ * once (connect(2) to AF_UNSPEC: an RST, never the FIN of a client that
+ * has finished, since half a request followed by a FIN is a whole request
+ * to a lenient server; and a relay blocked sending to a server that
+ * stopped reading wakes with ECONNRESET, tests/serve-gate-stall.sh), and
+ * the relay and the request's head send nothing more to it once the
+ * snapshot is dropped.  A server's socket is counted among the
  * context's sockets as ~fd, a client's as fd, so that the drop tells
  * them apart.
  * The gate writes nothing to stdout or stderr (gate_start closes them):
@@ -254,9 +256,15 @@ gate_ctx_drop(gate_ctx_t *g)
 			shutdown(fd, SHUT_RDWR);   /* a client's */
 			continue;
 		}
-		struct linger rst = {1, 0};   /* a server's: its close resets it */
+		/* a server's: reset now (a TCP socket connected to AF_UNSPEC is
+		 * disconnected with an RST, and a thread blocked sending to a
+		 * server that stopped reading wakes with an error); where that
+		 * fails, its close resets it and nothing more is read */
+		struct sockaddr none = {.sa_family = AF_UNSPEC};
+		struct linger rst = {1, 0};
 		setsockopt(~fd, SOL_SOCKET, SO_LINGER, &rst, sizeof rst);
-		shutdown(~fd, SHUT_RD);
+		if (connect(~fd, &none, sizeof none) < 0)
+			shutdown(~fd, SHUT_RD);
 	}
 	pthread_mutex_unlock(&g->lock);
 }
