@@ -27,7 +27,7 @@ ctl_table_line(const rec_t *r, buf_t *b)
 		{"Running", "kind", "id", "url", NULL},
 		{"Failed", "at", "plugin", "url", "reason", NULL},
 		{"HttpStatus", "kind", "http_status", "count", NULL},
-		{"HttpError", "at", "http_status", "url", NULL},
+		{"HttpError", "http_status", "url", NULL},
 		{"Retry", "snapshot_id", "plugins", NULL},
 		{"Config", "key", "value", "source", NULL},
 		{"Dependency", "status", "plugin", "name", "abspath", "version"},

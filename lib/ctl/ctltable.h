@@ -9,7 +9,7 @@
  *                        Running     kind id url
  *                        Failed      at plugin url reason
  *                        HttpStatus  kind http_status count
- *                        HttpError   at http_status url
+ *                        HttpError   http_status url (newest first)
  *                        Retry       snapshot_id plugins
  *                        Config      key value source
  *                        Dependency  status plugin name abspath version
