@@ -3,16 +3,16 @@
 # (abx(7), HTTP status): a crawl of a page with two broken links (one with
 # "&" in its URL) marks each 404 on the snapshot's page (a found page says
 # HTTP 200, unmarked), on the crawl page's row (and counts them), in the
-# site index before the URL, and in index.json; abx-ctl status counts the
-# sealed snapshots answered 4xx/5xx by code (HttpStatus) and lists the
-# --last N latest (HttpError, with the URL), as a table on a terminal
-# whose lines fit 80 columns.  Every URL is HTML-escaped; a removed
-# snapshot is counted nowhere.
+# site index and abx-ls --html before the URL, and in index.json; abx-ctl
+# status counts the sealed snapshots answered 4xx/5xx by code (HttpStatus)
+# and lists the --last N latest (HttpError, with the URL), as a table on a
+# terminal whose lines fit 80 columns.  Every URL is HTML-escaped; a
+# removed snapshot is counted nowhere.
 # shellcheck source-path=SCRIPTDIR source=lib/tap.sh
 . "$(dirname "$0")/lib/tap.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/httpd.sh
 . "$(dirname "$0")/lib/httpd.sh"
-plan 28
+plan 30
 
 D=$T/data
 P=wget,title,headers,parse_html_urls
@@ -61,6 +61,12 @@ like "$(cat "$D/index.html")" '<span class="httperr">HTTP 404</span> <a href="[^
 is "$(grep -c 'HTTP 404' "$D/index.html")" 2 "on both broken pages' rows only"
 is "$(jq -r --arg g "$G" 'select(.id == $g) | .http_status' "$D/index.jsonl")" 404 \
 	"index.jsonl's line carries http_status"
+
+# abx-ls --html, as its table does
+abx-ls -d "$D" -k snapshot --html >"$T/ls.html"
+like "$(cat "$T/ls.html")" '<span class="httperr">HTTP 404</span> <a rel="noopener noreferrer" href="[^"]*gone\.html\?a=1&amp;b=2">' \
+	"abx-ls --html shows HTTP 404 before the broken page's URL, escaped"
+is "$(grep -o 'class="httperr"' "$T/ls.html" | wc -l | tr -d ' ')" 2 "on both broken pages' rows only"
 
 # abx-ctl status
 expect_exit 0 "abx-ctl status" abx-ctl -d "$D" status
