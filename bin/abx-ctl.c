@@ -40,7 +40,7 @@ static const char options[] =
     "  --plugins P,... retry: only these plugins (names found on the plugin search path)\n"
     "  --failed        retry: only the plugins whose last result failed; no ID: every crawl\n"
     "  --delete        remove: remove the files too (default: records only, files kept)\n"
-    "  --last N        status: show the N latest failed results (default 5)\n"
+    "  --last N        status: show the N latest failed results and 4xx/5xx pages (default 5)\n"
     "  --all           config: show every environment variable, not only settings\n"
     "  --jsonl         JSONL even to a terminal\n"
     "  -h, --help      print this help and exit\n"

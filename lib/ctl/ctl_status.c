@@ -3,9 +3,10 @@
  * journal, counting records by type and status (and sealed_reason, where
  * a record says why it was sealed; a schedule's template crawl counts as
  * "template"; removed records are not counted), summing
- * output_size, keeping the started crawls and snapshots and the latest
- * failed results.  It costs a read of the archive, as abx-ls without -s
- * does.
+ * output_size, counting the sealed snapshots the site answered with a
+ * 4xx or 5xx by code (their http_status), keeping the started crawls and
+ * snapshots, the latest failed results and the latest of those
+ * snapshots.  It costs a read of the archive, as abx-ls without -s does.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,14 +26,26 @@ typedef struct {
 	rec_t r;
 } failed_t;
 
+/* The latest records of a kind, newest first: at most max. */
+typedef struct {
+	failed_t *v;
+	size_t n, max;
+} latest_t;
+
+typedef struct {
+	long long code, count;
+} httpcount_t;
+
 typedef struct {
 	store_t *s;
 	count_t *c;
 	size_t nc;
 	rec_t *running;
 	size_t nrunning;
-	failed_t *f;          /* the latest, newest first */
-	size_t nf, maxf;
+	latest_t f;           /* failed results */
+	latest_t h;           /* sealed snapshots answered 4xx/5xx */
+	httpcount_t *hc;      /* those by code, in code order */
+	size_t nhc;
 } st_t;
 
 static void
@@ -61,29 +74,52 @@ count(st_t *st, const rec_t *r, const char *type)
 	free(status), free(reason);
 }
 
+/* Keep r among the latest by its time key (else modified_at). */
 static void
-keep_failed(st_t *st, const rec_t *r)
+keep_latest(latest_t *l, const rec_t *r, const char *key)
 {
-	char *end = rec_str(r, "end_ts");
+	char *end = rec_str(r, key);
 	if (!end)
 		end = rec_str(r, "modified_at");
 	if (!end)
 		return;
-	size_t i = st->nf;
-	while (i > 0 && strcmp(st->f[i - 1].end, end) < 0)
+	size_t i = l->n;
+	while (i > 0 && strcmp(l->v[i - 1].end, end) < 0)
 		i--;
-	if (i >= st->maxf) {
+	if (i >= l->max) {
 		free(end);
 		return;
 	}
-	if (st->nf == st->maxf) {
-		rec_free(&st->f[--st->nf].r);
+	if (l->n == l->max) {
+		rec_free(&l->v[--l->n].r);
 	}
-	memmove(st->f + i + 1, st->f + i, (st->nf - i) * sizeof *st->f);
-	snprintf(st->f[i].end, sizeof st->f[i].end, "%s", end);
-	rec_copy(&st->f[i].r, r);
-	st->nf++;
+	memmove(l->v + i + 1, l->v + i, (l->n - i) * sizeof *l->v);
+	snprintf(l->v[i].end, sizeof l->v[i].end, "%s", end);
+	rec_copy(&l->v[i].r, r);
+	l->n++;
 	free(end);
+}
+
+/* A sealed snapshot the site answered with a 4xx or 5xx (abx(7), HTTP
+ * status): counted by its code and kept among the latest. */
+static void
+http_error(st_t *st, const rec_t *r)
+{
+	long long code = rec_int(r, "http_status", 0);
+	if (code < 400 || code > 999 || !rec_streq(r, "status", "sealed"))
+		return;
+	size_t i = 0;
+	while (i < st->nhc && st->hc[i].code < code)
+		i++;
+	if (i == st->nhc || st->hc[i].code != code) {
+		st->hc = xrealloc(st->hc, (st->nhc + 1) * sizeof *st->hc);
+		memmove(st->hc + i + 1, st->hc + i, (st->nhc - i) * sizeof *st->hc);
+		st->hc[i] = (httpcount_t){code, 0};
+		st->nhc++;
+	}
+	st->hc[i].count++;
+	if (st->h.max)
+		keep_latest(&st->h, r, "downloaded_at");
 }
 
 static int
@@ -100,8 +136,10 @@ each(rec_t *r, void *arg)
 		st->running = xrealloc(st->running, (st->nrunning + 1) * sizeof *st->running);
 		rec_copy(&st->running[st->nrunning++], r);
 	}
-	if (!strcmp(type, "ArchiveResult") && rec_streq(r, "status", "failed") && st->maxf)
-		keep_failed(st, r);
+	if (!strcmp(type, "ArchiveResult") && rec_streq(r, "status", "failed") && st->f.max)
+		keep_latest(&st->f, r, "end_ts");
+	if (!strcmp(type, "Snapshot"))
+		http_error(st, r);
 	free(type);
 	return 0;
 }
@@ -141,8 +179,10 @@ first_line(const rec_t *r)
 int
 ctl_status(store_t *s, int nfailed, ctl_emit_fn emit, void *arg)
 {
-	st_t st = {s, NULL, 0, NULL, 0, NULL, 0, nfailed > 0 ? (size_t)nfailed : 0};
-	st.f = xcalloc(st.maxf + 1, sizeof *st.f);
+	size_t last = nfailed > 0 ? (size_t)nfailed : 0;
+	st_t st = {s, NULL, 0, NULL, 0, {NULL, 0, last}, {NULL, 0, last}, NULL, 0};
+	st.f.v = xcalloc(last + 1, sizeof *st.f.v);
+	st.h.v = xcalloc(last + 1, sizeof *st.h.v);
 	store_each(s, "schedules.jsonl", NULL, each, &st);
 	store_each(s, "binaries.jsonl", NULL, each, &st);
 	store_each(s, "crawls.jsonl", NULL, each, &st);
@@ -157,6 +197,15 @@ ctl_status(store_t *s, int nfailed, ctl_emit_fn emit, void *arg)
 		rec_set_int(&line, "count", st.c[i].count);
 		if (strcmp(st.c[i].type, "Snapshot") == 0)
 			rec_set_int(&line, "output_size", st.c[i].size);
+		emit(arg, &line);
+		rec_free(&line);
+	}
+	for (size_t i = 0; i < st.nhc; i++) {
+		rec_t line = {0};
+		rec_set_str(&line, "type", "HttpStatus");
+		rec_set_str(&line, "kind", "Snapshot");
+		rec_set_int(&line, "http_status", st.hc[i].code);
+		rec_set_int(&line, "count", st.hc[i].count);
 		emit(arg, &line);
 		rec_free(&line);
 	}
@@ -176,8 +225,8 @@ ctl_status(store_t *s, int nfailed, ctl_emit_fn emit, void *arg)
 		free(t), free(id), free(u);
 		rec_free(r);
 	}
-	for (size_t i = 0; i < st.nf; i++) {
-		rec_t *r = &st.f[i].r, line = {0}, sn;
+	for (size_t i = 0; i < st.f.n; i++) {
+		rec_t *r = &st.f.v[i].r, line = {0}, sn;
 		char *sid = rec_str(r, "snapshot_id"), *pl = rec_str(r, "plugin"), *why = first_line(r);
 		char *url = NULL, *cid = rec_str(r, "crawl_id"), j[128];
 		store_crawl_journal(id_valid(cid) ? cid : "", j, sizeof j);
@@ -187,7 +236,7 @@ ctl_status(store_t *s, int nfailed, ctl_emit_fn emit, void *arg)
 			rec_free(&sn);
 		}
 		rec_set_str(&line, "type", "Failed");
-		rec_set_str(&line, "at", st.f[i].end);
+		rec_set_str(&line, "at", st.f.v[i].end);
 		rec_set_str(&line, "snapshot_id", sid);
 		rec_set_str(&line, "url", url);
 		rec_set_str(&line, "plugin", pl);
@@ -197,8 +246,24 @@ ctl_status(store_t *s, int nfailed, ctl_emit_fn emit, void *arg)
 		free(sid), free(pl), free(why), free(url);
 		rec_free(r);
 	}
+	for (size_t i = 0; i < st.h.n; i++) {
+		rec_t *r = &st.h.v[i].r, line = {0};
+		char *sid = rec_str(r, "id"), *cid = rec_str(r, "crawl_id"), *url = rec_str(r, "url");
+		rec_set_str(&line, "type", "HttpError");
+		rec_set_str(&line, "at", st.h.v[i].end);
+		rec_set_int(&line, "http_status", rec_int(r, "http_status", 0));
+		rec_set_str(&line, "snapshot_id", sid);
+		rec_set_str(&line, "crawl_id", cid);
+		rec_set_str(&line, "url", url);
+		emit(arg, &line);
+		rec_free(&line);
+		free(sid), free(cid), free(url);
+		rec_free(r);
+	}
 	free(st.c);
 	free(st.running);
-	free(st.f);
+	free(st.f.v);
+	free(st.h.v);
+	free(st.hc);
 	return CTL_OK;
 }

@@ -7,10 +7,15 @@
  * than one commit.  abx-ctl(1) is the user's copy of this.
  *
  *   ctl_status()   counts by kind and status (Count lines: kind, status,
- *                  count, output_size), what is running (the started
- *                  crawls and snapshots, with their lease), and the last
- *                  nfailed failed results (Failed lines: url, plugin, the
- *                  first line of the reason).  Reads every journal.
+ *                  count, output_size), the sealed snapshots the site
+ *                  answered with a 4xx or 5xx by code (HttpStatus lines:
+ *                  kind, http_status, count), what is running (the
+ *                  started crawls and snapshots, with their lease), the
+ *                  last nfailed failed results (Failed lines: url,
+ *                  plugin, the first line of the reason) and the last
+ *                  nfailed of those 4xx/5xx snapshots (HttpError lines:
+ *                  at = downloaded_at, http_status, snapshot_id,
+ *                  crawl_id, url).  Reads every journal.
  *   ctl_remove()   a sealed crawl or snapshot, as retention removes a
  *                  crawl (retention.h): under its lease and the store lock
  *                  the tombstone (deleted_at, notes; a snapshot's results

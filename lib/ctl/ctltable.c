@@ -26,6 +26,8 @@ ctl_table_line(const rec_t *r, buf_t *b)
 		{"Count", "kind", "status", "count", "output_size", "sealed_reason"},
 		{"Running", "kind", "id", "url", NULL},
 		{"Failed", "at", "plugin", "url", "reason", NULL},
+		{"HttpStatus", "kind", "http_status", "count", NULL},
+		{"HttpError", "http_status", "url", NULL},
 		{"Retry", "snapshot_id", "plugins", NULL},
 		{"Config", "key", "value", "source", NULL},
 		{"Dependency", "status", "plugin", "name", "abspath", "version"},
@@ -52,6 +54,10 @@ ctl_table_line(const rec_t *r, buf_t *b)
 			char h[32];
 			human_size(rec_int(r, "output_size", 0), h, sizeof h);
 			buf_addf(b, " %8s", h);
+		} else if (strcmp(cols[k][i], "http_status") == 0 && raw) {
+			char h[32];
+			snprintf(h, sizeof h, "HTTP %lld", rec_int(r, "http_status", 0));
+			buf_addf(b, " %-10s", h);
 		} else if (strcmp(cols[k][i], "key") == 0) {
 			buf_addf(b, " %-30s", v ? v : "");
 		} else if (v) {

@@ -119,6 +119,8 @@ html_cell(buf_t *b, const rec_t *r, const char *key, const char *v)
 {
 	buf_adds(b, "<td>");
 	if (v && !strcmp(key, "url") && (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8))) {
+		if (html_http(b, r, 0, ""))   /* what the site answered: a 404 */
+			buf_addc(b, ' ');
 		buf_adds(b, "<a rel=\"noopener noreferrer\" href=\"");
 		html_esc(b, v);
 		buf_adds(b, "\">");

@@ -17,7 +17,9 @@
  *                  each double quote doubled; rows end in CRLF); with safe
  *                  (standard output is a terminal) each value first made
  *                  terminal-safe (termsafe.h).  HTML: every value escaped
- *                  (html_esc); a url of http(s) is a link to it, a
+ *                  (html_esc); a url of http(s) is a link to it (after
+ *                  "HTTP 404" when the record's http_status is 4xx or
+ *                  5xx: html_http, html.h), a
  *                  snapshot's id a link to its page, relative to the data
  *                  directory (crawls/C/S/index.html: the file works when
  *                  saved there, as the site's index.html does).

@@ -168,9 +168,10 @@ static void
 outcomes(buf_t *b, const crawlrecs_t *c, long ok, long failed, long other)
 {
 	const char *keys[32];
-	long counts[32];
+	long counts[32], http_errors = 0;
 	int nk = 0;
 	for (size_t i = 0; i < c->n; i++) {
+		http_errors += html_http_error(&c->v[i].r);
 		char *st = rec_str(&c->v[i].r, "status"), *why = rec_str(&c->v[i].r, "sealed_reason");
 		char k[64];
 		if (st && !strcmp(st, "sealed"))
@@ -194,6 +195,8 @@ outcomes(buf_t *b, const crawlrecs_t *c, long ok, long failed, long other)
 		html_esc(b, keys[j]);
 		free((char *)keys[j]);
 	}
+	if (http_errors)
+		buf_addf(b, " · <span class=\"httperr\">%ld answered HTTP 4xx/5xx</span>", http_errors);
 	buf_addf(b, "</p><p>hook results: <span class=\"succeeded\">%ld succeeded</span> · "
 	            "<span class=\"failed\">%ld failed</span> · %ld other</p>", ok, failed, other);
 }
@@ -225,9 +228,10 @@ snapshot_rows(store_t *s, buf_t *b, const crawlrecs_t *c)
 		html_esc(b, url);
 		buf_adds(b, "</div></td><td>");
 		html_esc(b, st);
-		if (why) {
+		if (why || html_http_error(&row->r)) {
 			buf_adds(b, "<div class=\"meta\">");
 			html_esc(b, why);
+			html_http(b, &row->r, 0, why ? " · " : "");
 			buf_adds(b, "</div>");
 		}
 		buf_addf(b, "</td><td><span class=\"succeeded\">%d ok</span>", row->ok);

@@ -4,9 +4,11 @@
  * crawlpage_write() writes it from the crawl's record and its journal
  * (latest versions: the Snapshot and ArchiveResult records), by temp +
  * rename: the seeds, the settings (depth, tags, config, limits), the
- * outcomes (snapshots by why each was sealed or what it is doing, results
- * by status) and one row a snapshot in (depth, created_at) order: its URL,
- * title, status and sealed_reason, results succeeded / failed / other,
+ * outcomes (snapshots by why each was sealed or what it is doing, how
+ * many the site answered with a 4xx or 5xx, results by status) and one
+ * row a snapshot in (depth, created_at) order: its URL, title, status and
+ * sealed_reason, "HTTP 404" when its http_status is 4xx or 5xx (html.h),
+ * results succeeded / failed / other,
  * size, the first failed plugin with the first line of its reason, and a
  * link to its own index.html when that exists.  A removed snapshot
  * (deleted_at: abx-ctl remove, with its files kept or not) and its

@@ -34,6 +34,24 @@ html_href(buf_t *b, const char *path)
 	}
 }
 
+int
+html_http_error(const rec_t *r)
+{
+	long long code = rec_int(r, "http_status", 0);
+	return code >= 400 && code <= 999;
+}
+
+int
+html_http(buf_t *b, const rec_t *r, int all, const char *sep)
+{
+	long long code = rec_int(r, "http_status", 0);
+	if (code < 100 || code > 999 || (!all && code < 400))
+		return 0;
+	buf_adds(b, sep);
+	buf_addf(b, "<span class=\"%s\">HTTP %lld</span>", code >= 400 ? "httperr" : "http", code);
+	return 1;
+}
+
 const char html_css[] =
     "body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1d2430;background:#f6f7f9}"
     "header{background:#23395d;color:#fff;padding:18px 28px}header h1{margin:0;font-size:22px}"
@@ -46,4 +64,5 @@ const char html_css[] =
     ".skipped,.noresults{color:#8a6d00}.meta{color:#556;font-size:13px}"
     "ul{margin:0;padding-left:18px}img.preview{max-width:100%;border:1px solid #ccd;margin:12px 0}"
     "code{font-size:12px;color:#556}header .incomplete{color:#ffd27a;font-weight:600}"
-    "p.open{font-size:17px;margin:0 0 12px}";
+    "p.open{font-size:17px;margin:0 0 12px}.httperr{color:#b42318;font-weight:600}"
+    "header .httperr{color:#ffd27a}";

@@ -37,6 +37,9 @@ site_index_append(store_t *s, const rec_t *snap, const char *dir)
 		const char *v = rec_raw(snap, keys[i]);
 		rec_set_raw(&l, keys[i], v ? v : "null");
 	}
+	/* what the site answered, when a hook recorded it (abx(7)) */
+	if (rec_int(snap, "http_status", 0) > 0)
+		rec_set_raw(&l, "http_status", rec_raw(snap, "http_status"));
 	rec_set_str(&l, "path", dir);
 	/* sealed before (its location hint says so, written at each seal):
 	 * seal_site_index takes its earlier row off the page it is on */
@@ -302,7 +305,10 @@ site_rows(buf_t *b, const rows_t *rs, const char *x)
 		}
 		buf_adds(b, "\">");
 		html_esc(b, t && *t ? t : u ? u : "");
-		buf_adds(b, "</a></td><td><a href=\"");
+		buf_adds(b, "</a></td><td>");
+		if (html_http(b, r, 0, ""))   /* a 404 is archived as answered */
+			buf_addc(b, ' ');
+		buf_adds(b, "<a href=\"");
 		html_esc(b, u ? u : "");
 		buf_adds(b, "\">");
 		html_esc(b, u ? u : "");

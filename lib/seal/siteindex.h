@@ -4,8 +4,10 @@
  *
  * site_index_append() appends the sealed snapshot's line (id, crawl_id,
  * url, title, tags, depth, bookmarked_at, downloaded_at, output_size,
- * path = dir) under the store lock, before the seal's barrier, cutting a
- * torn last line off first.  index.jsonl is read as a journal: the last
+ * http_status when the record has one, path = dir) under the store lock,
+ * before the seal's barrier, cutting a torn last line off first; the
+ * pages show "HTTP 404" before the URL of a line whose http_status is
+ * 4xx or 5xx (html.h).  index.jsonl is read as a journal: the last
  * line of an id is the snapshot's current one (a reseal appends another),
  * and one with deleted_at says it was removed.  seal_site_index() (declared in seal.h, for
  * its callers) writes the pages: see the comment above it.

@@ -196,6 +196,8 @@ snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int dfd, co
 	html_esc(b, url);
 	buf_adds(b, "</a><div class=\"meta\">");
 	html_esc(b, st);
+	/* what the site answered: a 404 is archived as answered (abx(7)) */
+	html_http(b, snap, 1, " · ");
 	buf_adds(b, " · bookmarked ");
 	html_esc(b, ts);
 	if (tags && *tags) {
@@ -272,6 +274,8 @@ snappage_json(buf_t *b, const rec_t *snap, const rec_t *rv, size_t rn, const cha
 		json_field(b, keys[i], rec_raw(snap, keys[i]), &first);
 	if (rec_raw(snap, "incomplete"))
 		json_field(b, "incomplete", rec_raw(snap, "incomplete"), &first);
+	if (rec_int(snap, "http_status", 0) > 0)
+		json_field(b, "http_status", rec_raw(snap, "http_status"), &first);
 	/* tags as a sorted list */
 	char *tags = rec_str(snap, "tags");
 	buf_t t = {0};

@@ -2,7 +2,8 @@
  * snappage.h — a sealed snapshot's index.html and index.json.
  *
  * snappage_html() appends a self-contained page for the snapshot whose
- * directory is dir below dfd: its title, URL, status and metadata, the
+ * directory is dir below dfd: its title, URL, status, what the site
+ * answered ("HTTP 404", html_http: marked when 4xx or 5xx) and metadata, the
  * screenshot (screenshot/screenshot.png, shown when it is linked raw), and
  * a row for each ArchiveResult among v[0..n) (plugin, hook, status,
  * output, notes, and a link to each of its first 200 output files).  How a
@@ -34,7 +35,7 @@
  * snappage_json() appends the snapshot as one pretty JSON object with
  * ArchiveBox's keys: tags as a sorted list, domain, scheme, output_dir =
  * dir, and the number of succeeded and failed results among rv[0..rn);
- * and "incomplete" when the record has it.
+ * and "incomplete" and "http_status" when the record has them.
  */
 #ifndef ABX_SNAPPAGE_H
 #define ABX_SNAPPAGE_H
