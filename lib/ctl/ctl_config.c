@@ -13,13 +13,17 @@
  * with "unknown": true and the key it resembles ("did_you_mean").  The
  * defaults abx applies in code when a key is unset (builtin_defaults
  * below, which must agree with their owners: hostpace.c, crawlrun.c,
- * retention.h) are shown as "built-in" too.
+ * limits.c, phase_size.c, outlinks.c, robots.c, netzone.c, fscheck.c,
+ * storeperm.c, plugin.c, retention.h; HOST's is host_name()'s) are shown
+ * as "built-in" too.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/host.h"
 #include "hook/binary.h"
 #include "ctl/ctl_verbs.h"
 #include "base/err.h"
@@ -35,11 +39,18 @@ static const char *const abx_keys[] = {
 	"URL_DENYLIST", "USER_AGENT", "CHECK_SSL_VALIDITY", NULL,
 };
 
-/* Defaults given in code, not by conf_builtins (so not in hooks' environment). */
+/* Defaults given in code, not by conf_builtins (so not in hooks'
+ * environment): each the value that, set, does what unset does.  A limit
+ * of 0 is none; an empty PLUGINS runs every plugin, an empty PACK_ON_SEAL
+ * packs nothing.  HOST's is computed (host_name). */
 static const char *const builtin_defaults[][2] = {
 	{"CRAWL_MAX_CONCURRENT_SNAPSHOTS", "4"}, {"DELETE_AFTER", "0"}, {"HOST_MAX_CONCURRENT", "4"},
 	{"HOST_DELAY", "0"}, {"HOST_DELAY_FACTOR", "0"}, {"HOST_MAX_DELAY", "300"},
 	{"HOST_BACKOFF_RETRIES", "5"}, {"FAIL_ON_HTTP_ERROR", "False"},
+	{"CRAWL_TIMEOUT", "0"}, {"CRAWL_MAX_SIZE", "0"}, {"SNAPSHOT_MAX_SIZE", "0"},
+	{"WORKER_MAX_SNAPSHOTS", "100"}, {"CRAWL_SCOPE", "any"}, {"ROBOTS_TXT", "ignore"},
+	{"PACK_ON_SEAL", ""}, {"ALLOW_PRIVATE_NETWORKS", "false"}, {"FS_UNSAFE_OK", "false"},
+	{"GROUP_READABLE", "false"}, {"PLUGINS", ""},
 };
 
 typedef struct {
@@ -232,6 +243,9 @@ ctl_config(store_t *s, const char *id, int all, ctl_emit_fn emit, void *arg)
 	for (size_t i = 0; i < sizeof builtin_defaults / sizeof builtin_defaults[0]; i++)
 		if (!conf_find(&l.c, builtin_defaults[i][0]))
 			emit_config(emit, arg, builtin_defaults[i][0], builtin_defaults[i][1], "built-in");
+	char host[HOST_NAME_MAX + 1], why[160];
+	if (!conf_find(&l.c, "HOST") && host_name(s ? s->dfd : -1, host, sizeof host, why, sizeof why) == 0)
+		emit_config(emit, arg, "HOST", host, getenv("ABX_HOST") ? "ABX_HOST, environment" : "built-in (the host's name)");
 	/* then what the enabled plugins' schemas give the keys left unset,
 	 * each key once (CURL_BINARY is in the schemas of several) */
 	conf_t seen = {0};
