@@ -3,8 +3,9 @@
  * in retention's steps (retention.h): lease, store lock, tombstone
  * committed durably, site index pruned (a deleted_at line appended to
  * index.jsonl) and a snapshot's crawl page rewritten without it, directory
- * moved away, lock released, site pages rebuilt, trash emptied.  See
- * ctl_verbs.h.
+ * moved away, lock released, the crawl's offline copies rewritten without
+ * links to a removed snapshot (offline.h), site pages rebuilt, trash
+ * emptied.  See ctl_verbs.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "store/lease.h"
 #include "tick/retention.h"
 #include "seal/crawlpage.h"
+#include "seal/offline.h"
 #include "seal/seal.h"
 
 typedef struct {
@@ -143,6 +145,12 @@ ctl_remove(store_t *s, const char *id, int delete_files, rec_t *out)
 	if (in_place && fs_rmtree(s->dfd, dir) < 0)
 		warnsys("unable to remove all of %s/%s", s->dir, dir);
 	lease_drop(fd);
+	if (!is_crawl) {
+		/* the crawl's other offline copies link it no more */
+		char *c = rec_str(out, "crawl_id");
+		offline_crawl(s, c);
+		free(c);
+	}
 	seal_site_index(s);
 	retention_empty_trash(s);
 	return CTL_OK;

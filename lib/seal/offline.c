@@ -450,6 +450,8 @@ collect(rec_t *r, void *arg)
 {
 	crawl_t *c = arg;
 	char *id = NULL;
+	if (!rec_isnull(r, "deleted_at"))
+		return 0;   /* removed (abx-ctl remove): no copy, and none links it */
 	if (rec_streq(r, "type", "Snapshot") && rec_streq(r, "crawl_id", c->cid) &&
 	    rec_streq(r, "status", "sealed") && id_valid(id = rec_str(r, "id"))) {
 		if (c->n == c->cap) {

@@ -42,7 +42,10 @@
  * offline_crawl(s, cid): at a crawl's seal, once its pages are all
  * archived, every sealed snapshot of the crawl with a source page gets its
  * offline.html written again with the map of them all (URL -> snapshot), so
- * that links between pages of the crawl lead to their copies.  Reads the
+ * that links between pages of the crawl lead to their copies.  A removed
+ * snapshot (deleted_at) is none of them: its copy is not written, and a
+ * link to it stays the live URL; abx-ctl remove calls this again after a
+ * snapshot's removal, so that no copy links the removed one.  Reads the
  * crawl's journal once, without the store lock (the copies are hints: a
  * snapshot removed meanwhile is skipped); a copy that cannot be written is
  * said on stderr, naming it and the cause.  Costs a read and a write of
