@@ -5,13 +5,15 @@
 # refuses the connection, with wget's capture of the refused page failing:
 # the title and headers hooks fetch it themselves through the gate, which
 # answers 502; the snapshot gets no http_status from that, both results
-# failed naming the cause, and the tick exits 2 naming the page.  The 404
+# failed naming the cause, and the tick exits 2 naming the page; the
+# favicon hook, whose /favicon.ico the gate answers likewise, failed too
+# (the site did not say it has no icon).  The 404
 # beside it is still http_status 404 and its headers result succeeded.
 # shellcheck source-path=SCRIPTDIR source=lib/tap.sh
 . "$(dirname "$0")/lib/tap.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/httpd.sh
 . "$(dirname "$0")/lib/httpd.sh"
-plan 10
+plan 12
 
 D=$T/data
 mkdir -p "$T/site"
@@ -23,7 +25,7 @@ cat >"$T/site/index.html" <<'HTML'
 HTML
 httpd_start --root "$T/site" || exit 1
 
-abx-add -d "$D" --depth 1 --config CRAWL_SCOPE=any --plugins wget,title,headers,parse_html_urls \
+abx-add -d "$D" --depth 1 --config CRAWL_SCOPE=any --plugins wget,title,headers,favicon,parse_html_urls \
 	"$BASE/index.html" >/dev/null
 expect_exit 2 "a crawl with a page that gave no answer exits 2" abx-tick -d "$D"
 like "$(cat "$T/stderr")" "http://127\\.0\\.0\\.1:1/refused\\.html" "and names that page"
@@ -39,6 +41,9 @@ like "$(res "$R" headers | jq -r '.output_str + " " + (.notes // "")')" \
 is "$(res "$R" title | jq -r .status)" failed "its title result failed"
 like "$(res "$R" title | jq -r '.output_str + " " + (.notes // "")')" \
 	"no answer: .*127\\.0\\.0\\.1.*onnection refused" "naming the cause"
+is "$(res "$R" favicon | jq -r .status)" failed "its favicon result failed (no icon is no answer)"
+like "$(res "$R" favicon | jq -r '.output_str + " " + (.notes // "")')" \
+	"no answer: the egress gate could not reach http://127\.0\.0\.1:1/favicon\.ico" "naming the cause"
 G=$(snap "$BASE/gone.html" | jq -r .id)
 is "$(snap "$BASE/gone.html" | jq -r .http_status)" 404 "the 404 page is still http_status 404"
 is "$(res "$G" headers | jq -r .status)" succeeded "and its headers result succeeded"
