@@ -22,6 +22,7 @@
 #include "ctl/ctlcmd.h"
 #include "ctl/ctltable.h"
 #include "store/store.h"
+#include "tick/progress.h"
 
 static const char usage[] =
     "abx-ctl [-v] [-d DIR] pause|resume|cancel ID...\n"
@@ -62,7 +63,7 @@ emit(void *arg, const rec_t *r)
 {
 	buf_t b = {0};
 	if (*(int *)arg)
-		ctl_table_line(r, &b);
+		ctl_table_line(r, *(int *)arg, &b);
 	else
 		rec_line(r, &b);
 	cli_out(b.p, b.len);
@@ -121,7 +122,7 @@ main(int argc, char **argv)
 	buf_t why = {0};
 	if (ctlcmd_check(cmd, argc - optind, &o, &why) < 0)
 		cli_usage_err(usage, "%s", why.p);
-	table = !jsonl && cli_isatty_out();
+	table = !jsonl && cli_isatty_out() ? progress_width() : 0;   /* the table's width */
 	store_t s;
 	if (store_open(&s, dir, 0) < 0) {
 		if (strcmp(cmd, "version") != 0 || s.err != EX_CONFIG_)

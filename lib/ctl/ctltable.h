@@ -2,7 +2,8 @@
  * ctltable.h — abx-ctl's table: the line a record a verb found or changed
  * (ctl.h, ctl_verbs.h) is shown as on a terminal, in place of its JSON.
  *
- *   ctl_table_line()   puts in b (empty) the record's type in ten columns, then
+ *   ctl_table_line(R, COLS, B)
+ *                      puts in b (empty) the record's type in ten columns, then
  *                      the fields that matter for its kind:
  *
  *                        Count       kind status count output_size sealed_reason
@@ -23,6 +24,17 @@
  *                      terminal-safe: a URL's or a reason's controls are
  *                      shown, never sent (termsafe.h).
  *
+ *                      COLS above 0 is the terminal's width: the line fits
+ *                      in COLS - 1 columns, as abx-ls's (fitcol.h: cut
+ *                      with "..."; a URL followed by a reason is cut first,
+ *                      to half the room left, at least 16 columns, so
+ *                      that the reason's start shows too).  Below
+ *                      CTL_TABLE_WIDE columns, an id (a Running line's,
+ *                      a Retry's snapshot_id) is its last 12 hex digits
+ *                      (as abx-ls shows it) and a Failed line's time is
+ *                      "MM-DD hh:mm", so that the URL's start shows.
+ *                      COLS 0 (not a terminal): nothing is cut.
+ *
  * Nothing here prints or exits.
  */
 #ifndef ABX_CTLTABLE_H
@@ -31,6 +43,8 @@
 #include "base/buf.h"
 #include "base/json.h"
 
-void ctl_table_line(const rec_t *r, buf_t *b);
+#define CTL_TABLE_WIDE 160
+
+void ctl_table_line(const rec_t *r, int cols, buf_t *b);
 
 #endif

@@ -8,15 +8,10 @@
  * DIR/crawls/C/S/text.txt, written at seal (sealtext.h; a snapshot sealed
  * before abx had it is matched by its title alone).
  *
- * The text files are scanned here (read once each, at most
- * SEARCH_MAX_FILE bytes), or, when ripgrep is installed, ripgrep first
- * lists those holding the longest blank-free part of the words
- * (search_token: rg --files-with-matches --fixed-strings --ignore-case
- * --no-config, the files as its operands, in batches, run in the data
- * directory by spawn(): no shell ever sees the words) and only those are
- * read.  The program is $ABX_RG if set ("" for none: the scan here), else
- * rg in PATH.  If it fails (an exit other than 0 or 1), the scan here
- * does the work, after a warning.  Returns 0, or -1 with *why (no word).
+ * The text files are read here, once each (at most SEARCH_MAX_FILE bytes),
+ * in the process: no program is started, so no shell ever sees the words
+ * (ripgrep as a prefilter was slower: lssearch.c).  Returns 0, or -1 with
+ * *why (no word).
  */
 #ifndef ABX_LSSEARCH_H
 #define ABX_LSSEARCH_H

@@ -5,32 +5,9 @@
 #include "base/err.h"
 #include "base/ids.h"
 #include "base/termsafe.h"
+#include "ctl/fitcol.h"
 #include "ctl/lstable.h"
 #include "hook/results.h"
-
-/* Columns of the first n bytes of s (a UTF-8 character is one). */
-static int
-columns(const char *s, size_t n)
-{
-	int c = 0;
-	for (size_t i = 0; i < n; i++)
-		c += (s[i] & 0xC0) != 0x80;
-	return c;
-}
-
-/* Cut b, from byte from on, to at most max columns: "..." where it is cut. */
-static void
-fit(buf_t *b, size_t from, int max)
-{
-	if (max < 4 || columns(b->p + from, b->len - from) <= max)
-		return;
-	size_t at = from;
-	for (int col = 0; at < b->len; at++)
-		if ((b->p[at] & 0xC0) != 0x80 && ++col > max - 3)
-			break;
-	b->len = at;
-	buf_adds(b, "...");
-}
 
 /* Append s made one terminal-safe line (newlines and tabs as spaces). */
 static void
@@ -92,12 +69,10 @@ what_result(store_t *s, const rec_t *r, buf_t *b, int room)
 		buf_addc(b, ' ');
 		size_t at = b->len;
 		add_safe(b, url);
-		int left = room - columns(b->p + start, at - start);
-		int need = columns(b->p + at, b->len - at) + columns(why.p, why.len);
-		if (why.len && need > left)
-			fit(b, at, left / 2 > 16 ? left / 2 : 16);
+		fit_pair(b, at, room - fit_columns(b->p + start, at - start), why.p ? why.p : "", why.len);
+	} else {
+		buf_add(b, why.p ? why.p : "", why.len);
 	}
-	buf_add(b, why.p ? why.p : "", why.len);
 	buf_free(&why);
 	free(pl), free(sid), free(url);
 }
@@ -153,14 +128,14 @@ ls_table_line(store_t *s, const rec_t *r, int cols, buf_t *b)
 		size_t n = strlen(shown);
 		buf_addf(b, "%-13s %-12s %-9s ", t ? t : "?", n > 12 ? shown + n - 12 : shown, sst);
 	}
-	int used = columns(b->p, b->len);
+	int used = fit_columns(b->p, b->len);
 	what_of(s, r, b, cols - 1 - used);
 	while (b->len && b->p[b->len - 1] == ' ')
 		b->len--;
 	/* as ps does: a row fits the terminal, "..." where it is cut
 	 * (a column is a UTF-8 character; --jsonl has it all) */
 	if (cols > 4)
-		fit(b, 0, cols - 1);
+		fit_cut(b, 0, cols - 1);
 	buf_cstr(b);
 	free(sst);
 	free(t), free(id), free(st), free(ra);

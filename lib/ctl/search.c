@@ -215,23 +215,6 @@ search_has(const search_t *q, size_t k, const char *text, size_t n)
 	return 0;
 }
 
-const char *
-search_token(const search_t *q, size_t *len)
-{
-	const char *best = NULL;
-	*len = 0;
-	for (size_t k = 0; k < q->n; k++)
-		for (const char *p = q->w[k]; *p;) {
-			size_t l = strcspn(p, " ");
-			if (l > *len)
-				best = p, *len = l;
-			p += l;
-			while (*p == ' ')
-				p++;
-		}
-	return best;
-}
-
 void
 search_free(search_t *q)
 {

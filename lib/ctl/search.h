@@ -11,9 +11,6 @@
  *                   folded as above, a blank of the word matching any run
  *                   of blanks and line breaks; else 0.  Bytes that are not
  *                   UTF-8 are compared as they are.
- *   search_token()  the longest run of the words without a blank: the
- *                   fixed string a prefilter (ripgrep) looks for, which
- *                   every match holds.
  *
  * A snapshot matches when each word occurs in its title or in its text
  * (text.txt, sealtext.h): lssearch.h.  Nothing here prints or exits.
@@ -36,7 +33,6 @@ typedef struct {
 
 int search_parse(search_t *q, const char *words, buf_t *why);
 int search_has(const search_t *q, size_t k, const char *text, size_t n);
-const char *search_token(const search_t *q, size_t *len);
 void search_free(search_t *q);
 
 #endif

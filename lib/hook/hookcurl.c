@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,6 +99,12 @@ curl_url(const char *url)
 int
 hook_curl_run(const char *url, const char *const args[], long timeout, int fd3, hcurl_t *r)
 {
+	return hook_curl_run2(url, args, timeout, fd3, -1, r);
+}
+
+int
+hook_curl_run2(const char *url, const char *const args[], long timeout, int fd3, int fd4, hcurl_t *r)
+{
 	memset(r, 0, sizeof *r);
 	const char *bin = getenv("CURL_BINARY");
 	if (!bin || !*bin)
@@ -146,6 +153,8 @@ hook_curl_run(const char *url, const char *const args[], long timeout, int fd3, 
 	sp.fd[1] = out, sp.fd[2] = err;
 	if (fd3 >= 0)
 		sp.fd[3] = fd3, sp.nfd = 4;
+	if (fd4 >= 0)
+		sp.fd[3] = fd3 >= 0 ? fd3 : SPAWN_NULL, sp.fd[4] = fd4, sp.nfd = 5;
 	pid_t pid;
 	int e = spawn(&sp, &pid);
 	if (e) {
@@ -205,6 +214,69 @@ hcurl_free(hcurl_t *r)
 {
 	buf_free(&r->out);
 	buf_free(&r->err);
+}
+
+/* The value of header name (lower case) in the block of head that starts
+ * at from and ends at to, into out; 0, or -1. */
+static int
+block_header(const char *from, const char *to, const char *name, char *out, size_t n)
+{
+	size_t k = strlen(name);
+	for (const char *l = from; l < to;) {
+		const char *nl = memchr(l, '\n', to - l);
+		const char *e = nl ? nl : to;
+		if ((size_t)(e - l) > k && l[k] == ':' && strncasecmp(l, name, k) == 0) {
+			const char *v = l + k + 1;
+			while (v < e && (*v == ' ' || *v == '\t'))
+				v++;
+			size_t len = e - v;
+			while (len && (v[len - 1] == '\r' || v[len - 1] == ' '))
+				len--;
+			snprintf(out, n, "%.*s", (int)len, v);
+			return 0;
+		}
+		l = e + 1;
+	}
+	return -1;
+}
+
+int
+hook_gate_answer(const buf_t *head, const buf_t *body, const char *url, char *msg, size_t n)
+{
+	const char *p = head->p ? head->p : "", *end = p + head->len, *last = NULL;
+	for (const char *l = p; l < end;) {
+		if (end - l >= 5 && !memcmp(l, "HTTP/", 5))
+			last = l;
+		const char *nl = memchr(l, '\n', end - l);
+		l = nl ? nl + 1 : end;
+	}
+	char gate[256];
+	if (!last || block_header(last, end, "x-abx-gate", gate, sizeof gate) < 0)
+		return 0;
+	const char *b = body && body->p ? body->p : "";
+	size_t bl = body ? body->len : 0;
+	if (bl > 9 && !memcmp(b, "abx-gate ", 9)) {
+		const char *nl = memchr(b, '\n', bl);
+		size_t len = nl ? (size_t)(nl - b) : bl;
+		if (len && b[len - 1] == '\r')
+			len--;
+		snprintf(msg, n, "no answer: the egress gate %.*s", (int)(len - 9), b + 9);
+		return 1;
+	}
+	const char *sp = memchr(last, ' ', end - last);
+	long code = sp ? strtol(sp + 1, NULL, 10) : 0;
+	if (!strncmp(gate, "refused zone=", 13))
+		snprintf(msg, n, "no answer: the egress gate refused %s: its address is in the %s network zone, "
+		    "which this crawl may not enter", url, gate + 13);
+	else if (!strncmp(gate, "paced ", 6))
+		snprintf(msg, n, "no answer: the egress gate waited in vain for a connection to %s (%s)", url, gate + 6);
+	else if (code == 502)
+		snprintf(msg, n, "no answer: the egress gate could not reach %s (it does not resolve, or no "
+		    "address could be connected to; HTTP 502)", url);
+	else
+		snprintf(msg, n, "no answer: the egress gate answered %s with HTTP %ld (X-Abx-Gate: %s)", url, code,
+		    gate);
+	return 1;
 }
 
 int

@@ -42,6 +42,9 @@ typedef struct {
 
 void hook_curl_block(void);
 int hook_curl_run(const char *url, const char *const args[], long timeout, int fd3, hcurl_t *r);
+/* As hook_curl_run, with fd4 (if >= 0) as curl's descriptor 4 too
+ * (/dev/fd/4), and /dev/null on 3 if fd3 is -1. */
+int hook_curl_run2(const char *url, const char *const args[], long timeout, int fd3, int fd4, hcurl_t *r);
 void hcurl_free(hcurl_t *r);
 /* After hook_curl_run returned rc: 0 if curl succeeded; else 1, with
  * curl's stderr (or why it could not run) copied to ours and, in msg, the
@@ -76,6 +79,23 @@ void hook_last_line(const buf_t *b, char *out, size_t n);
  * when CODE is above 0.
  */
 int hook_http_fails(long code);
+
+/*
+ * The egress gate's own answer is no answer from the site (abx-gate(1)):
+ * a response whose head has an X-Abx-Gate header (lib/net/gateconn.c:
+ * 502 when the host does not resolve or refused the connection, 403 for
+ * a zone the crawl may not enter, 503 when paced in vain) is the gate
+ * speaking, and its status is not the page's http_status.
+ * hook_gate_answer(HEAD, BODY, URL, MSG, N): HEAD what curl's
+ * --dump-header wrote (a block a response, the last the final one's);
+ * if the last block has X-Abx-Gate: 1, and MSG gets "no answer: the
+ * egress gate " and the rest of the first line of BODY when it begins
+ * "abx-gate " (the gate's sentence, e.g. "no answer: the egress gate
+ * could not reach URL: could not connect to 127.0.0.1 port 1 (of
+ * 127.0.0.1): Connection refused"), else words made of the header and
+ * the status naming URL.  Else 0.  BODY may be NULL.
+ */
+int hook_gate_answer(const buf_t *head, const buf_t *body, const char *url, char *msg, size_t n);
 void hook_print_http(const char *status, const char *output_str, const char *error, long code,
     const buf_t *title);
 

@@ -51,7 +51,9 @@
  * 5. Saved: "succeeded", output_str favicon.<ext>.  None: "skipped", exit
  *    10, "no favicon found"; but if the last candidate that failed got no
  *    answer at all (curl's error other than an HTTP status, (22)), "failed"
- *    with curl's last line, and nothing is cached.  curl's stderr of every
+ *    with curl's last line, and nothing is cached; so too when the status
+ *    was the egress gate's own (hook_gate_answer, hookcurl.h: X-Abx-Gate
+ *    in the heads curl dumped), "failed" with the gate's cause.  curl's stderr of every
  *    fetch is copied to ours at the end.
  * SIGTERM or SIGINT stops curl and prints a "failed" result, "interrupted
  * by SIGTERM" (exit 143) or "by SIGINT" (130).
@@ -94,10 +96,10 @@ done(const char *status, const char *output_str, const char *error)
 
 /* curl URL with args, its stderr kept; stops us with a result on a signal. */
 static int
-fetch(const char *url, const char *const args[], int fd3)
+fetch(const char *url, const char *const args[], int fd3, int fd4)
 {
 	hcurl_free(&curl);
-	int rc = hook_curl_run(url, args, hook_timeout("FAVICON_TIMEOUT"), fd3, &curl);
+	int rc = hook_curl_run2(url, args, hook_timeout("FAVICON_TIMEOUT"), fd3, fd4, &curl);
 	if (curl.err.len)
 		buf_add(&errs, curl.err.p, curl.err.len);
 	if (rc < 0) {
@@ -177,15 +179,27 @@ try(const char *cand, char *transport, size_t tn)
 	int icon = hook_tmpfile();
 	if (icon < 0)
 		return NULL;
-	const char *args[] = {"--fail", "--output", "/dev/fd/3", "--write-out", "%{content_type}", NULL};
-	int rc = fetch(cand, args, icon);
+	int hd = hook_tmpfile();
+	const char *args[] = {"--fail", "--output", "/dev/fd/3", "--write-out", "%{content_type}",
+	                      hd >= 0 ? "--dump-header" : NULL, "/dev/fd/4", NULL};
+	int rc = fetch(cand, args, icon, hd);
 	if (rc != 0) {
 		hook_last_line(&errs, transport, tn);
-		if (strstr(transport, "(22)"))
-			transport[0] = 0;   /* an HTTP error: just no icon there */
+		buf_t head = {0};
+		if (hd >= 0)
+			hook_slurp(hd, &head, 0);
+		/* an HTTP error is just no icon there; but the egress gate's own
+		 * answer is no answer from the site */
+		if (strstr(transport, "(22)") && !hook_gate_answer(&head, NULL, cand, transport, tn))
+			transport[0] = 0;
+		buf_free(&head);
+		if (hd >= 0)
+			close(hd);
 		close(icon);
 		return NULL;
 	}
+	if (hd >= 0)
+		close(hd);
 	buf_t body = {0};
 	hook_slurp(icon, &body, 0);
 	close(icon);
@@ -331,7 +345,7 @@ page_icon(const char *url, cpage_t *cp, buf_t *base, buf_t *icon)
 			rc = -1;
 	} else {
 		const char *pargs[] = {"--output", "/dev/fd/3", "--write-out", "%{url_effective}", NULL};
-		rc = fetch(url, pargs, page);
+		rc = fetch(url, pargs, page, -1);
 		buf_add(base, curl.out.p ? curl.out.p : "", curl.out.len);
 	}
 	if (rc == 0 && cp->src && !strcmp(cp->src, "chrome")) {

@@ -31,7 +31,11 @@
  *    response dumped into an unlinked temp file).  A HEAD would not do:
  *    servers answer it differently.  curl failed (no response): its stderr
  *    is copied to ours, and the result is "failed" with its last line
- *    (else "curl failed").
+ *    (else "curl failed").  The last response is the egress gate's own
+ *    (hook_gate_answer, hookcurl.h: it has X-Abx-Gate; the site gave no
+ *    answer, e.g. it refused the connection): "failed", with no
+ *    http_status, output_str and notes the gate's cause ("no answer: the
+ *    egress gate could not reach URL ..."), also on stderr.
  * 2. Keep the last response's block (the lines after the last one that
  *    begins "HTTP/", CRs dropped): each line "Name: value" (a name of at
  *    least one character, not beginning with a space or tab), the name
@@ -172,6 +176,11 @@ main(int argc, char **argv)
 		http_code = atol(code);
 		hook_slurp(fd, &head, 0);
 		close(fd);
+		if (hook_gate_answer(&head, NULL, url, msg, sizeof msg)) {
+			http_code = 0;   /* the gate's status, not the site's */
+			fprintf(stderr, "%s\n", msg);
+			done("failed", msg, msg);
+		}
 	}
 	long status = http_code;
 

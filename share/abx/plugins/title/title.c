@@ -28,9 +28,15 @@
  *    Nothing captured (no $ABX_RUN, neither hook selected, or both failed):
  *    GET the URL with curl as hook.sh's hook_curl ran it (hookcurl.h:
  *    redirects followed, through the egress gate), the body into an
- *    unlinked temp file; curl failed: its stderr is copied to ours, and the
- *    result is "failed" with its last line (else "curl failed"); an HTTP
- *    status that is not a number: "failed", "HTTP <code>".  Either way, a
+ *    unlinked temp file, the heads into another; curl failed: its stderr
+ *    is copied to ours, and the result is "failed" with its last line
+ *    (else "curl failed"); the last response is the egress gate's own
+ *    (hook_gate_answer, hookcurl.h: it has X-Abx-Gate; the site gave no
+ *    answer, e.g. it refused the connection): "failed", with no
+ *    http_status, output_str and notes the gate's cause ("no answer: the
+ *    egress gate could not reach URL: ... Connection refused"), also on
+ *    stderr; an HTTP status that is not a number: "failed", "HTTP
+ *    <code>".  Either way, a
  *    status of 400 or above, when hook_http_fails (hookcurl.h: the
  *    snapshot is a seed, or FAIL_ON_HTTP_ERROR is true): "failed", "HTTP
  *    <code>".  Any other page, a 404 deep in a crawl included, was
@@ -282,12 +288,30 @@ from_fetch(const char *url, char *ctype, size_t n)
 		snprintf(msg, sizeof msg, "cannot create a temp file: %s", strerror(errno));
 		done("failed", msg, msg);
 	}
-	const char *args[] = {"--output", "/dev/fd/3", "--write-out", "%{http_code} %{content_type}", NULL};
-	int rc = hook_curl_run(url, args, hook_timeout("TITLE_TIMEOUT"), body, &curl);
+	int hd = hook_tmpfile();
+	if (hd < 0) {
+		snprintf(msg, sizeof msg, "cannot create a temp file: %s", strerror(errno));
+		done("failed", msg, msg);
+	}
+	const char *args[] = {"--output", "/dev/fd/3", "--dump-header", "/dev/fd/4", "--write-out",
+	                      "%{http_code} %{content_type}", NULL};
+	int rc = hook_curl_run2(url, args, hook_timeout("TITLE_TIMEOUT"), body, hd, &curl);
 	if (curl.sig)
 		done("failed", hook_curl_interrupted(curl.sig), NULL);
 	if (hook_curl_failed(rc, &curl, msg, sizeof msg))
 		done("failed", msg, msg);
+	buf_t head = {0};
+	hook_slurp(hd, &head, 0);
+	close(hd);
+	hook_slurp(body, &page, MIB);
+	int gate = hook_gate_answer(&head, &page, url, msg, sizeof msg);
+	buf_free(&head);
+	if (gate) {
+		/* the gate's status is not the site's: no http_status */
+		fprintf(stderr, "%s\n", msg);
+		close(body);
+		done("failed", msg, msg);
+	}
 	char *meta = curl.out.p ? curl.out.p : "";
 	char *sp = strchr(meta, ' ');
 	snprintf(ctype, n, "%s", sp ? sp + 1 : "");
@@ -295,7 +319,6 @@ from_fetch(const char *url, char *ctype, size_t n)
 		*sp = 0;
 	int numeric = *meta && strspn(meta, "0123456789") == strlen(meta) && strlen(meta) <= 9;
 	http_code = numeric ? atol(meta) : -1;
-	hook_slurp(body, &page, MIB);
 	close(body);
 }
 
