@@ -1,14 +1,10 @@
 /* config.c — see config.h. */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/config.h"
 #include "base/jsonline.h"
@@ -16,6 +12,7 @@
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "base/fs.h"
+#include "base/kept.h"
 #include "base/json.h"
 
 /* ------------------------------------------------------------ the map */
@@ -140,84 +137,11 @@ conf_builtins(conf_t *c)
 		conf_set(c, defaults[i][0], defaults[i][1], CONF_BUILTIN);
 }
 
-/*
- * The file's bytes, kept for the next reader in this process: abx.conf is
- * read by several layers of one process (the store's permissions, the host
- * name, the settings check, a phase's settings), and by a tick or a
- * serving worker again for each crawl and snapshot.  On a network
- * filesystem each open, read and close is a round trip to the server; a
- * kept copy costs one stat.  It is used while fstatat(2) (the name itself
- * not followed, a plain name in dfd: no other component to follow) says
- * the same device, inode, size, mtime and ctime of a regular file; a file
- * rewritten in place to the same size within one tick of the filesystem's
- * clock would be missed (an editor's rename, or a size change, is seen).
- */
-enum { KEPT_MAX = 4 };
-static struct kept {
-	char rel[64];
-	struct stat st;
-	buf_t b;
-	int used;
-} kept[KEPT_MAX];
-static unsigned kept_next;
-static pthread_mutex_t kept_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static int
-same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
-}
-
-/* rel's bytes into *out (empty): 0, or -1 with errno. */
-static int
-read_kept(int dfd, const char *rel, buf_t *out)
-{
-	struct stat st, after;
-	int keepable = strlen(rel) < sizeof kept[0].rel && !strchr(rel, '/') && strcmp(rel, "..") != 0;
-	if (!keepable)
-		return fs_read(dfd, rel, out);
-	if (fstatat(dfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -1;
-	if (!S_ISREG(st.st_mode))
-		return fs_read(dfd, rel, out);   /* which says why not */
-	pthread_mutex_lock(&kept_mu);
-	for (int i = 0; i < KEPT_MAX; i++)
-		if (kept[i].used && strcmp(kept[i].rel, rel) == 0 && same_file(&kept[i].st, &st)) {
-			if (kept[i].b.len)
-				buf_add(out, kept[i].b.p, kept[i].b.len);
-			pthread_mutex_unlock(&kept_mu);
-			return 0;
-		}
-	pthread_mutex_unlock(&kept_mu);
-	int fd = fs_open(dfd, rel, O_RDONLY, 0);
-	if (fd < 0)
-		return -1;
-	int rc = fs_read_fd(fd, out);
-	int e = errno;
-	/* kept only if what was read is the file that was stat'ed, whole */
-	if (rc == 0 && fstat(fd, &after) == 0 && same_file(&st, &after) && (off_t)out->len == st.st_size) {
-		pthread_mutex_lock(&kept_mu);
-		struct kept *k = &kept[kept_next++ % KEPT_MAX];
-		buf_reset(&k->b);
-		if (out->len)
-			buf_add(&k->b, out->p, out->len);
-		snprintf(k->rel, sizeof k->rel, "%s", rel);
-		k->st = st;
-		k->used = 1;
-		pthread_mutex_unlock(&kept_mu);
-	}
-	close(fd);
-	errno = e;
-	return rc;
-}
-
 int
 conf_load_file(conf_t *c, int dfd, const char *rel)
 {
 	buf_t b = {0};
-	if (read_kept(dfd, rel, &b) < 0) {
+	if (kept_read(dfd, rel, &b) < 0) {
 		buf_free(&b);
 		return errno == ENOENT ? 0 : -1;
 	}

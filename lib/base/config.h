@@ -103,7 +103,7 @@ void conf_builtins(conf_t *c);
  * at the end of the line dropped, then quotes stripped.
  * 0, or -1 if the file cannot be read (ENOENT is not an error).  A plain
  * name's bytes are kept for the process's next read of it while a stat of
- * it says the same file, unchanged (config.c): one round trip on a
+ * it says the same file, unchanged (kept.h): one round trip on a
  * network filesystem instead of an open, reads and a close. */
 int conf_load_file(conf_t *c, int dfd, const char *rel);
 void conf_load_environ(conf_t *c, char **envp);
