@@ -12,7 +12,11 @@
 #      one on the local disk;
 #   3. a 200-page crawl by two ticks on the two mounts against one tick on
 #      the local disk (goal: <= 3x), alternated: local, volume, local,
-#      volume, each in a fresh data directory; the ratio is of the sums.
+#      volume, each in a fresh data directory; the ratio is of the sums,
+#      and the load average is printed with it.
+# Environment: ABX_BENCH_GLUSTER_PAGES (100: pages a seed, two seeds),
+# ABX_BENCH_GLUSTER_ROUNDS (2), ABX_BENCH_GLUSTER_ONLY=crawl (section 3
+# alone: a quicker loop, e.g. with PAGES=10 under strace -f on the ticks).
 # Skipped, with the reason, where the rig cannot start (needs root,
 # /dev/fuse, glusterfs-server and glusterfs-client).
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +34,11 @@ if [ -n "$why" ]; then
 	exit 0
 fi
 rig_start coherent >/dev/null
+pages=${ABX_BENCH_GLUSTER_PAGES:-100}
+rounds=${ABX_BENCH_GLUSTER_ROUNDS:-2}
+ms() { date +%s%N | cut -c1-13; }
 
+if [ "${ABX_BENCH_GLUSTER_ONLY:-}" != crawl ]; then
 "$dir/fsfloor" -d "$M1" -r 5 -k 20 || exit $?
 "$dir/fsfloor" -d "${TMPDIR:-/tmp}" -r 5 -k 20 || exit $?
 
@@ -65,7 +73,6 @@ fi
 
 # claiming processes: N claims, each its own abx-claim, on each side
 N=100
-ms() { date +%s%N | cut -c1-13; }
 for side in volume local; do
 	if [ $side = volume ]; then D=$M1/procs; else D=$T/procs; fi
 	i=0
@@ -80,23 +87,24 @@ done
 awk -v v="$t_volume" -v l="$t_local" -v n=$N 'BEGIN {
 	printf "gluster: a claiming process (abx-claim, durable): %.1f ms on the volume, %.1f ms local: %.1fx (%d each)\n",
 	    v / n, l / n, v / l, n }'
+fi
 
 # a 200-page crawl: two crawls of 100 pages, one tick on each mount (each
 # its own host, 4 slots each), against one crawl of the same two seeds by
 # one tick on local disk with 8 slots (a tick runs one crawl at a time);
 # --plugins wget,parse_html_urls, 50 ms a response
 mkdir -p "$T/site"
-python3 - "$T/site" <<'PY' || exit 70
+python3 - "$T/site" "$pages" <<'PY' || exit 70
 import os, sys
-root = sys.argv[1]
+root, n = sys.argv[1], int(sys.argv[2])
 def page(t, links):
     return "<!DOCTYPE html><html><head><title>%s</title></head><body>%s</body></html>\n" % (
         t, "".join('<a href="%s">%s</a>\n' % (l, l) for l in links))
 for s in ("a", "b"):
     os.makedirs(os.path.join(root, s))
     with open(os.path.join(root, s, "index.html"), "w") as f:
-        f.write(page("Site " + s, ["p%d.html" % i for i in range(1, 100)]))
-    for i in range(1, 100):
+        f.write(page("Site " + s, ["p%d.html" % i for i in range(1, n)]))
+    for i in range(1, n):
         with open(os.path.join(root, s, "p%d.html" % i), "w") as f:
             f.write(page("%s %d" % (s, i), ["index.html"]))
 PY
@@ -127,12 +135,17 @@ crawl() { # crawl SIDE ROUND
 	eval "c_$1=\$((c_$1 + $(ms) - t0))"
 	eval "n_$1=$(abx-ls -d "$A" -k snapshot -s sealed --jsonl | wc -l | tr -d ' ')"
 }
-for round in 1 2; do
+load0=$(cut -d' ' -f1 /proc/loadavg)
+round=1
+while [ $round -le "$rounds" ]; do
 	crawl local $round
 	crawl volume $round
+	round=$((round + 1))
 done
+load1=$(cut -d' ' -f1 /proc/loadavg)
 kill "$hp" 2>/dev/null
 # shellcheck disable=SC2154
-awk -v v="$c_volume" -v l="$c_local" -v nv="$n_volume" -v nl="$n_local" 'BEGIN {
-	printf "gluster: a 200-page crawl: two ticks on two mounts %.2f s (%d sealed), one tick on local disk %.2f s (%d sealed): %.2fx (two rounds alternated, mean)\n",
-	    v / 2000, nv, l / 2000, nl, v / l }'
+awk -v v="$c_volume" -v l="$c_local" -v nv="$n_volume" -v nl="$n_local" -v p=$((2 * pages)) -v r="$rounds" \
+    -v la="$load0" -v lb="$load1" 'BEGIN {
+	printf "gluster: a %d-page crawl: two ticks on two mounts %.2f s (%d sealed), one tick on local disk %.2f s (%d sealed): %.2fx (%d rounds alternated, mean; load %s to %s)\n",
+	    p, v / (1000 * r), nv, l / (1000 * r), nl, v / l, r, la, lb }'

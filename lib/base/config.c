@@ -12,6 +12,7 @@
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "base/fs.h"
+#include "base/kept.h"
 #include "base/json.h"
 
 /* ------------------------------------------------------------ the map */
@@ -140,7 +141,7 @@ int
 conf_load_file(conf_t *c, int dfd, const char *rel)
 {
 	buf_t b = {0};
-	if (fs_read(dfd, rel, &b) < 0) {
+	if (kept_read(dfd, rel, &b) < 0) {
 		buf_free(&b);
 		return errno == ENOENT ? 0 : -1;
 	}

@@ -101,7 +101,10 @@ void conf_free(conf_t *c);
 void conf_builtins(conf_t *c);
 /* KEY=value lines, '#' comments, optional "export ", blanks around '=' and
  * at the end of the line dropped, then quotes stripped.
- * 0, or -1 if the file cannot be read (ENOENT is not an error). */
+ * 0, or -1 if the file cannot be read (ENOENT is not an error).  A plain
+ * name's bytes are kept for the process's next read of it while a stat of
+ * it says the same file, unchanged (kept.h): one round trip on a
+ * network filesystem instead of an open, reads and a close. */
 int conf_load_file(conf_t *c, int dfd, const char *rel);
 void conf_load_environ(conf_t *c, char **envp);
 /* The members of a raw JSON object; -1 if raw is not an object. */

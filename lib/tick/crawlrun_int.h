@@ -30,6 +30,7 @@
 
 #define RENEW_US (10 * 1000000LL)         /* leases renewed this often */
 #define SYNC_US (250 * 1000LL)            /* the group-commit clock */
+#define REFILL_US (200 * 1000LL)          /* a refill that left slots free: the next */
 #define MAX_SLOTS 64                      /* CRAWL_MAX_CONCURRENT_SNAPSHOTS' cap */
 #define INLINE_WAIT_US (10 * 1000000LL)   /* waited for in the run, not requeued */
 
@@ -59,6 +60,7 @@ typedef struct {
 	int64_t host_until;      /* the earliest a blocked host frees (0: unknown) */
 	int host_warned;
 	int64_t next_due;        /* the earliest future retry_at of its queued snapshots */
+	int64_t refill_at;       /* no refill before (monotonic; 0: at once): pool.c */
 	int robots;              /* ROBOTS_TXT=obey */
 	hostcache_t urls;        /* snapshot id -> URL (robots.txt is read by URL) */
 	struct hostrobots {

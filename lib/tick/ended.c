@@ -28,7 +28,9 @@
  *                               is sealed (seal.h) from the records the
  *                               worker printed if it is its first run.
  *
- * Then its host's pacing slot is given back (pace.c) and the worker let go.
+ * Then its host's pacing slot is given back (pace.c; one that ran gives it
+ * back before its seal, once a 429 or 503 has paused the host) and the
+ * worker let go.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +106,10 @@ ran(crawlrun_t *cr, worker_t *w, rec_t *r)
 	seal_dir_of(r, dir, sizeof dir);
 	if (backoff(cr, w, r, dir))
 		return;   /* queued again for after its host's pause */
+	/* its fetches are over: the host's slot is given back before the
+	 * seal, which on a network filesystem takes a while that another
+	 * tick may use for the host */
+	pace_release(cr, w);
 	long long size = fs_du(s->dfd, dir);   /* counted once: limit and seal */
 	limits_count(cr, size);
 	found_outlinks(cr, w, r);
@@ -187,6 +193,7 @@ ended(crawlrun_t *cr, worker_t *w, int status)
 	} else if (s->nerr != nerr) {
 		tick_error(t, "unable to read snapshot %s", w->id);
 	}
-	pace_release(cr, w);
+	pace_release(cr, w);   /* if ran() has not */
 	worker_release(w);
+	cr->refill_at = 0;     /* a slot is free, outlinks may be queued */
 }

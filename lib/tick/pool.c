@@ -4,7 +4,10 @@
  * Refill, at every turn of the run's loop while it may start work:
  *   1. the crawl's due snapshots not running here are the candidates (the
  *      earliest future retry_at of its queued ones is kept in
- *      cr->next_due, for pace_wait);
+ *      cr->next_due, for pace_wait), read under the lock when none runs,
+ *      else from the index as the run's last lock left it (each end of a
+ *      snapshot takes it; a candidate another process took meanwhile is
+ *      not claimed: step 3 checks under the lock);
  *   2. they are taken in (depth, created_at, id) order, each only if its
  *      host has a free pacing slot and robots.txt allows it (pace.c): only
  *      the first few are sorted (topk_sort) unless hosts that wait make the
@@ -17,6 +20,10 @@
  *      WORKER_MAX_SNAPSHOTS is 0, the snapshot goes to a serving worker
  *      (worker.h): an idle one of the run's, else one started now.
  * A slot taken for a snapshot that was not claimed after all is let go.
+ * The queue is not read while every slot is taken, nor, while some run,
+ * within REFILL_US of a refill that left a slot free unless a snapshot
+ * ended since (its outlinks, its host's slot: ended.c clears the wait);
+ * a host slot another tick let go is seen that much later.
  *
  * Reap: poll the workers' pidfds and output pipes, take in what they
  * printed, and judge those that ended (ended.c), below the display.  A
@@ -70,7 +77,11 @@ static cand_t *
 candidates(crawlrun_t *cr, size_t *nc)
 {
 	ient_t *v;
-	size_t n = tick_active(cr->t, "Snapshot", 0, &v);
+	/* while some run, the index as the run's last lock left it: every
+	 * snapshot's end takes the lock (its seal, its outlinks), and the
+	 * claim checks each candidate again under it */
+	size_t n = cr->nw > 0 ? store_active_unordered(cr->t->s, "Snapshot", &v)
+	                      : tick_active(cr->t, "Snapshot", 0, &v);
 	int64_t now = clock_now();
 	cand_t *c = xmalloc(sizeof(cand_t) * (n + 1));
 	*nc = 0;
@@ -182,12 +193,21 @@ claim_and_start(crawlrun_t *cr, char (*ids)[ID_LEN + 1], size_t nids, pick_t *pk
 int
 pool_refill(crawlrun_t *cr)
 {
+	int free_slots = cr->slots - cr->nw;
+	/* nothing to start, or nothing changed since a refill that could not
+	 * fill the slots: the queue is not read (a lock and the active index
+	 * each time, which on a network filesystem are round trips) */
+	if (free_slots <= 0)
+		return 0;
+	int64_t mono = clock_mono();
+	if (cr->nw > 0 && mono < cr->refill_at)
+		return 0;
 	size_t nc;
 	cand_t *c = candidates(cr, &nc);
-	int free_slots = cr->slots - cr->nw;
 	cr->host_blocked = 0;
 	cr->host_until = 0;
-	if (free_slots <= 0 || nc == 0 || !crawlrun_may_start(cr)) {
+	if (nc == 0 || !crawlrun_may_start(cr)) {
+		cr->refill_at = mono + REFILL_US;
 		free(c);
 		return (int)nc;
 	}
@@ -196,6 +216,8 @@ pool_refill(crawlrun_t *cr)
 	pick_t *pk = xcalloc(free_slots, sizeof *pk);
 	size_t nids = pace_pick(cr, c, nc, &sorted, ids, pk, free_slots);
 	int got = claim_and_start(cr, ids, nids, pk, free_slots);
+	if (got < free_slots)
+		cr->refill_at = mono + REFILL_US;
 	free(ids);
 	free(pk);
 	free(c);

@@ -23,13 +23,16 @@ crawl_status(crawlrun_t *cr)
 {
 	tick_t *t = cr->t;
 	rec_t c;
-	int found = store_lock(t->s) == 0 && store_get(t->s, cr->cid, &c) == 0;
-	if (crawlrun_unlock(cr, "unable to read its record") < 0 && found) {
-		rec_free(&c);
-		found = 0;
-	}
-	if (!found)
+	unsigned nerr = t->s->nerr;
+	/* read without the lock, as abx-ls reads (store.h): what it says
+	 * is seen at the next look if not at this one */
+	if (store_get(t->s, cr->cid, &c) < 0) {
+		if (t->s->nerr != nerr) {
+			tick_error(t, "crawl %s: unable to read its record", cr->cid);
+			cr->broken = 1;
+		}
 		return;
+	}
 	int was = cr->cancelled, was_paused = cr->paused;
 	cr->paused = rec_streq(&c, "status", "paused");
 	cr->cancelled = record_is_final(&c);
