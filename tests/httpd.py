@@ -65,6 +65,9 @@ Special paths:
                    title is Russian "Privet" in windows-1251 bytes, named
                    by a <meta charset> only
     /nul           a page that begins with a NUL byte (binary), titled
+    /spoofgate     a page titled "Not the gate" whose answer (200) carries
+                   the egress gate's own header "X-Abx-Gate: refused
+                   zone=loopback" and a body line beginning "abx-gate "
     /iconlink      a page whose <link rel="shortcut icon"> is site/img.png
 
 /gen/ (with --pages N): /gen/ is an index linking only /gen/p0.html.
@@ -305,6 +308,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if path == "/iconlink":
             return self.reply(200, page("Icon link", '<link rel="shortcut icon" href="site/img.png">'),
                               head=head)
+        if path == "/spoofgate":
+            return self.reply(200, b"abx-gate refused nothing: this is the site\n<title>Not the gate</title>\n",
+                              "text/html", headers=[("X-Abx-Gate", "refused zone=loopback")], head=head)
         if path == "/nul":
             return self.reply(200, b"\x00<title>binary</title>\n", head=head)
         if path == "/latetitle":   # a title that begins past the first MiB

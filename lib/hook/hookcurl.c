@@ -1,4 +1,5 @@
 /* hookcurl.c — see hookcurl.h. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -240,18 +241,62 @@ block_header(const char *from, const char *to, const char *name, char *out, size
 	return -1;
 }
 
+/* Does the URL u begin with the scheme "https:" (any case)? */
+static int
+is_https(const char *u)
+{
+	return strncasecmp(u, "https:", 6) == 0;
+}
+
+/* Does the URL reference u begin with a scheme (RFC 3986: ALPHA *( ALPHA
+ * / DIGIT / "+" / "-" / "." ) ":"), i.e. is it not relative? */
+static int
+has_scheme(const char *u)
+{
+	if (!isalpha((unsigned char)*u))
+		return 0;
+	while (isalnum((unsigned char)*u) || *u == '+' || *u == '-' || *u == '.')
+		u++;
+	return *u == ':';
+}
+
+/* The status code of the block whose status line begins at l: "HTTP/x
+ * NNN ..."; 0 if there is none. */
+static int
+block_code(const char *l, const char *end)
+{
+	const char *sp = memchr(l, ' ', end - l);
+	if (!sp || end - sp < 4 || !isdigit((unsigned char)sp[1]) || !isdigit((unsigned char)sp[2]) ||
+	    !isdigit((unsigned char)sp[3]))
+		return 0;
+	return (sp[1] - '0') * 100 + (sp[2] - '0') * 10 + (sp[3] - '0');
+}
+
 int
 hook_gate_answer(const buf_t *head, const buf_t *body, const char *url, char *msg, size_t n)
 {
+	/* The request each block answers is http or https: the URL's scheme,
+	 * then a 3xx's Location's (a relative one keeps it).  Only the answer
+	 * to a plain http request can be the gate's: an https request's final
+	 * answer came through a tunnel the gate cannot read, so X-Abx-Gate in
+	 * it is the site's (a refused CONNECT makes curl fail instead); the
+	 * gate drops the header from what it relays in the clear (gatereq.c) */
 	const char *p = head->p ? head->p : "", *end = p + head->len, *last = NULL;
+	int tls = is_https(url), last_tls = tls;
 	for (const char *l = p; l < end;) {
-		if (end - l >= 5 && !memcmp(l, "HTTP/", 5))
+		const char *nl = memchr(l, '\n', end - l), *e = nl ? nl : end;
+		if (e - l >= 5 && !memcmp(l, "HTTP/", 5)) {
+			char loc[64];
+			if (last && block_code(last, l) / 100 == 3 &&
+			    block_header(last, l, "location", loc, sizeof loc) == 0 && has_scheme(loc))
+				tls = is_https(loc);
 			last = l;
-		const char *nl = memchr(l, '\n', end - l);
-		l = nl ? nl + 1 : end;
+			last_tls = tls;
+		}
+		l = e < end ? e + 1 : end;
 	}
 	char gate[256];
-	if (!last || block_header(last, end, "x-abx-gate", gate, sizeof gate) < 0)
+	if (!last || last_tls || block_header(last, end, "x-abx-gate", gate, sizeof gate) < 0)
 		return 0;
 	const char *b = body && body->p ? body->p : "";
 	size_t bl = body ? body->len : 0;

@@ -88,12 +88,18 @@ int hook_http_fails(long code);
  * speaking, and its status is not the page's http_status.
  * hook_gate_answer(HEAD, BODY, URL, MSG, N): HEAD what curl's
  * --dump-header wrote (a block a response, the last the final one's);
- * if the last block has X-Abx-Gate: 1, and MSG gets "no answer: the
+ * if the last block has X-Abx-Gate and answers a plain http request (the
+ * scheme of URL, then of each 3xx's absolute Location): 1, and MSG gets
+ * "no answer: the
  * egress gate " and the rest of the first line of BODY when it begins
  * "abx-gate " (the gate's sentence, e.g. "no answer: the egress gate
  * could not reach URL: could not connect to 127.0.0.1 port 1 (of
  * 127.0.0.1): Connection refused"), else words made of the header and
- * the status naming URL.  Else 0.  BODY may be NULL.
+ * the status naming URL.  Else 0.  BODY may be NULL.  Why only http: the
+ * gate drops the header from every head it relays in the clear, so there
+ * a site cannot pass its answer off as the gate's; an https answer comes
+ * through a tunnel the gate does not read (a CONNECT the gate refuses
+ * makes curl fail, with the gate's status in its message).
  */
 int hook_gate_answer(const buf_t *head, const buf_t *body, const char *url, char *msg, size_t n);
 void hook_print_http(const char *status, const char *output_str, const char *error, long code,

@@ -130,7 +130,8 @@ void gate_req_free(gate_req_t *r);
 
 /* The server's response head, rewritten on its way to the client: the
  * server's Connection and Keep-Alive dropped, "Connection: close" sent;
- * a 3xx's Location kept. */
+ * a 3xx's Location kept.  X-Abx-Gate is dropped from every head (an
+ * interim one's too): it marks the gate's own answers (hookcurl.h). */
 typedef struct {
 	int raw;                     /* past the head (or no head to parse) */
 	buf_t acc;                   /* the head so far */

@@ -301,20 +301,25 @@ rewrite_response(gate_resp_t *s, char *h, size_t n, buf_t *out)
 	if (n > 12 && h[8] == ' ' && isdigit((unsigned char)h[9]) && isdigit((unsigned char)h[10]) &&
 	    isdigit((unsigned char)h[11]))
 		code = (h[9] - '0') * 100 + (h[10] - '0') * 10 + (h[11] - '0');
-	if (code < 200) {
-		buf_add(out, h, n);
-		return code;
-	}
 	char *rest = xstrndup(h, n), *save = rest;
 	buf_adds(out, next_line(&rest));
 	buf_adds(out, "\r\n");
+	int dropped = 0;   /* the last header was dropped: so are its folded lines */
 	while (*rest) {
 		char *l = next_line(&rest);
 		size_t k = header_name(l);
 		if (!*l)
 			break;
-		if (k && (name_is(l, k, "connection") || name_is(l, k, "keep-alive") ||
-		    name_is(l, k, "proxy-connection")))
+		if (dropped && (*l == ' ' || *l == '\t'))
+			continue;
+		/* the gate's own mark: a site's would pass for the gate's answer
+		 * (hookcurl.h: hook_gate_answer) */
+		dropped = k && name_is(l, k, "x-abx-gate");
+		/* interim heads go as they are (a 101's Connection: upgrade) */
+		if (!dropped && code >= 200)
+			dropped = k && (name_is(l, k, "connection") || name_is(l, k, "keep-alive") ||
+			    name_is(l, k, "proxy-connection"));
+		if (dropped)
 			continue;
 		if (k && code / 100 == 3 && name_is(l, k, "location") && !s->location) {
 			const char *v = l + k + 1;
@@ -327,7 +332,7 @@ rewrite_response(gate_resp_t *s, char *h, size_t n, buf_t *out)
 		buf_adds(out, l);
 		buf_adds(out, "\r\n");
 	}
-	buf_adds(out, "Connection: close\r\n\r\n");
+	buf_adds(out, code < 200 ? "\r\n" : "Connection: close\r\n\r\n");
 	free(save);
 	return code;
 }
