@@ -26,8 +26,9 @@
  * first thing either fetcher asked for is the page); a 3xx with a Location
  * is followed to the response for that URL (at most 10 hops), as curl
  * --location would.  A chain that ends in a hop (its target not in the
- * capture) or in the egress gate's refusal (a response with X-Abx-Gate,
- * lib/net/gateconn.c: not the site's answer) is no capture of the page:
+ * capture) or in the egress gate's refusal (an http response with
+ * X-Abx-Gate, lib/net/gateconn.c: not the site's answer; an https one is
+ * the site's, hookcurl.h hook_gate_answer) is no capture of the page:
  * the caller's own fetch then meets the gate, and its notes say why.
  * P gets the source ("chrome" or "wget"), the WARC's path (below the
  * snapshot's directory), the final URL, its status, its head (status line
@@ -52,6 +53,7 @@
  * parent, e.g. "chrome/title.txt") into B, not through a symlink; 0, or -1.
  */
 #include <dirent.h>
+#include <strings.h>
 #include <zlib.h>
 
 #include "base/fs.h"
@@ -343,8 +345,11 @@ cap_chain(const char *path, const char *url, cpage_t *p)
 		free(p->url);
 		p->url = xstrdup(r->uri);
 		char loc[4096];
-		if (cap_header(&p->head, "x-abx-gate", loc, sizeof loc) == 0)
-			break;    /* the egress gate's refusal, not the site's answer */
+		/* the egress gate's refusal, not the site's answer; only an http
+		 * one (the gate drops a site's X-Abx-Gate from what it relays;
+		 * an https answer came through a tunnel it does not read) */
+		if (strncasecmp(r->uri, "https:", 6) != 0 && cap_header(&p->head, "x-abx-gate", loc, sizeof loc) == 0)
+			break;
 		if (r->status < 300 || r->status > 399 ||
 		    cap_header(&p->head, "location", loc, sizeof loc) < 0) {
 			rc = 0;   /* the page, not a hop */
