@@ -6,6 +6,66 @@
  * rebuilds it: an index it cannot trust is replayed from the journals
  * into memory (rebuild_locked).  Internal to the store: declared in
  * store_int.h.
+ *
+ * Another boot's index.  The index is never synced.  Its header names the
+ * boot that made it; while every line of it was written in this boot, no
+ * power loss came between, and it is used as it is read.  An index made
+ * or appended to in another boot (another host's, on a filesystem both
+ * mount, or this host's before a reboot) may have lost to a power loss
+ * any part of what was written after its last sync: its tail, lines in
+ * the middle (zeroed, or missing), or a whole later version (a rewrite's
+ * rename).  It is reused as far as its chain checks, not rebuilt:
+ *
+ *   The chain.  Every line written carries on a running hash, chain_line,
+ *   of the file's lines from the header on; each state line carries, as
+ *   "h", the value of every byte before it (a mark).  A commit's batch
+ *   ends with a state line, so every batch ends with a mark.  A writer
+ *   knows the value at the end of the file: it read the file to its end
+ *   under the lock (from the last mark on it hashes, chain_catch), or
+ *   wrote it (index_replace).  A writer of a boot other than the last
+ *   writer's first appends a boot line, a header naming its boot.
+ *
+ *   Reading.  Lines of this boot are used as they are read, their marks
+ *   taken as they are (the own-boot path hashes nothing).  From the first
+ *   line of another boot on (a header, or a boot line, naming it), every
+ *   line is hashed and every mark checked; a line is used only once a
+ *   mark after it checked.  A mark that does not check is a hole: the
+ *   index is treated as a torn one (rebuilt under the lock; replayed into
+ *   memory by a reader).  So is one whose other boot's lines no mark
+ *   vouches for (an index of an older abx, which has no marks).  Lines
+ *   after the last mark (a lean worker's, which carry none) wait for one;
+ *   the lock holder, who would vouch for them by appending after them,
+ *   rewrites the index instead, from the lines that checked.
+ *
+ *   Why that is enough.  The lines before a mark that checks are the file
+ *   as it was at some moment (appends are made under the lock, a batch in
+ *   one write): an older state of the index, but a whole one, in which
+ *   every entry was right up to its journal's state end.  What the
+ *   journals gained since is past those ends: the catch-up (storelock.c)
+ *   replays it, as after a crash between a journal's write and its index
+ *   lines.  Two things an older state may lack are given back there: the
+ *   state of a journal made since (a crawl added: its line in crawls.jsonl
+ *   is replayed, and every journal of a live crawl or snapshot without a
+ *   state gets one at end 0, index_ensure_crawls, as do the top-level
+ *   journals), and the right end of a journal rewritten since (a
+ *   compaction moves lines below an old end): store_compact syncs the
+ *   index, and its directory, after the state line of the new file, so
+ *   that no older state of the index survives a power loss.  A hit of a
+ *   64-bit hash on damaged bytes is the one residual risk.
+ *
+ *   Mixed writers.  A reused index keeps its header: its lines of another
+ *   boot are marked by boot lines, so each reader knows which of them it
+ *   must check, whoever wrote them; the chain does not care who.  A
+ *   rewrite (a compaction, a rebuild) names its writer's boot.  Lean
+ *   workers append without marks or boot lines (storelean.c): such lines
+ *   of another host, in a file this boot made, are taken as today, on
+ *   the header's word, and only hint at journal lines past the state
+ *   ends, which the catch-up replays.
+ *
+ *   Compatibility.  An older abx ignores "h" (its state-line parser falls
+ *   back to the general one, which reads j and end) and takes a boot line
+ *   for a header-like line it skips; it rebuilds an index of another boot
+ *   as before, and its unmarked lines are not vouched for here.
  */
 #include <errno.h>
 #include <fcntl.h>
