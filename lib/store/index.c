@@ -6,6 +6,66 @@
  * rebuilds it: an index it cannot trust is replayed from the journals
  * into memory (rebuild_locked).  Internal to the store: declared in
  * store_int.h.
+ *
+ * Another boot's index.  The index is never synced.  Its header names the
+ * boot that made it; while every line of it was written in this boot, no
+ * power loss came between, and it is used as it is read.  An index made
+ * or appended to in another boot (another host's, on a filesystem both
+ * mount, or this host's before a reboot) may have lost to a power loss
+ * any part of what was written after its last sync: its tail, lines in
+ * the middle (zeroed, or missing), or a whole later version (a rewrite's
+ * rename).  It is reused as far as its chain checks, not rebuilt:
+ *
+ *   The chain.  Every line written carries on a running hash, chain_line,
+ *   of the file's lines from the header on; each state line carries, as
+ *   "h", the value of every byte before it (a mark).  A commit's batch
+ *   ends with a state line, so every batch ends with a mark.  A writer
+ *   knows the value at the end of the file: it read the file to its end
+ *   under the lock (from the last mark on it hashes, chain_catch), or
+ *   wrote it (index_replace).  A writer of a boot other than the last
+ *   writer's first appends a boot line, a header naming its boot.
+ *
+ *   Reading.  Lines of this boot are used as they are read, their marks
+ *   taken as they are (the own-boot path hashes nothing).  From the first
+ *   line of another boot on (a header, or a boot line, naming it), every
+ *   line is hashed and every mark checked; a line is used only once a
+ *   mark after it checked.  A mark that does not check is a hole: the
+ *   index is treated as a torn one (rebuilt under the lock; replayed into
+ *   memory by a reader).  So is one whose other boot's lines no mark
+ *   vouches for (an index of an older abx, which has no marks).  Lines
+ *   after the last mark (a lean worker's, which carry none) wait for one;
+ *   the lock holder, who would vouch for them by appending after them,
+ *   rewrites the index instead, from the lines that checked.
+ *
+ *   Why that is enough.  The lines before a mark that checks are the file
+ *   as it was at some moment (appends are made under the lock, a batch in
+ *   one write): an older state of the index, but a whole one, in which
+ *   every entry was right up to its journal's state end.  What the
+ *   journals gained since is past those ends: the catch-up (storelock.c)
+ *   replays it, as after a crash between a journal's write and its index
+ *   lines.  Two things an older state may lack are given back there: the
+ *   state of a journal made since (a crawl added: its line in crawls.jsonl
+ *   is replayed, and every journal of a live crawl or snapshot without a
+ *   state gets one at end 0, index_ensure_crawls, as do the top-level
+ *   journals), and the right end of a journal rewritten since (a
+ *   compaction moves lines below an old end): store_compact syncs the
+ *   index, and its directory, after the state line of the new file, so
+ *   that no older state of the index survives a power loss.  A hit of a
+ *   64-bit hash on damaged bytes is the one residual risk.
+ *
+ *   Mixed writers.  A reused index keeps its header: its lines of another
+ *   boot are marked by boot lines, so each reader knows which of them it
+ *   must check, whoever wrote them; the chain does not care who.  A
+ *   rewrite (a compaction, a rebuild) names its writer's boot.  Lean
+ *   workers append without marks or boot lines (storelean.c): such lines
+ *   of another host, in a file this boot made, are taken as today, on
+ *   the header's word, and only hint at journal lines past the state
+ *   ends, which the catch-up replays.
+ *
+ *   Compatibility.  An older abx ignores "h" (its state-line parser falls
+ *   back to the general one, which reads j and end) and takes a boot line
+ *   for a header-like line it skips; it rebuilds an index of another boot
+ *   as before, and its unmarked lines are not vouched for here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +81,194 @@
 #include "base/fs.h"
 #include "base/fsretry.h"
 #include "store/store_int.h"
+
+/* ------------------------------------------------------------ the chain */
+
+/*
+ * The chain (see the header comment): a running 64-bit hash of the index
+ * file's lines, each line with its newline, from the header on.  A state
+ * line carries, as "h", the chain value of every byte before it.  Not a
+ * defence against an adversary: against a file some of whose bytes were
+ * lost, zeroed or torn by a power loss, for which it is a 64-bit check.
+ * The words are read little-endian, so that hosts of either byte order
+ * sharing the file agree.
+ */
+#define CHAIN_SEED 0x61627820696e6478ull   /* "abx indx" */
+
+static uint64_t
+chain_line(uint64_t h, const char *p, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	h ^= (uint64_t)n * 0x9e3779b97f4a7c15ull;
+	for (; n >= 8; u += 8, n -= 8) {
+		uint64_t w = (uint64_t)u[0] | (uint64_t)u[1] << 8 | (uint64_t)u[2] << 16 | (uint64_t)u[3] << 24 |
+		    (uint64_t)u[4] << 32 | (uint64_t)u[5] << 40 | (uint64_t)u[6] << 48 | (uint64_t)u[7] << 56;
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 31;
+	}
+	uint64_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		w |= (uint64_t)u[i] << (8 * i);
+	h = (h ^ w) * 0x94d049bb133111ebull;
+	return h ^ (h >> 29);
+}
+
+/*
+ * What this process knows of the chain of the index file it reads (the
+ * fields belong in store_t; they are kept here, by store, so that store.h
+ * stays as it is).  mark_off: a line boundary up to which the chain value,
+ * mark_h, is known (a line that carried it, or what this process wrote);
+ * verify: the file holds lines of another boot, whose marks this process
+ * checks (it hashes every line from mark_off on); mine: the last lines are
+ * this boot's (an append needs no boot line first); foreign: the table
+ * took another boot's lines since the last catch-up (index_take_foreign);
+ * verified: a mark of another boot's lines was checked in this file.
+ */
+typedef struct ichain {
+	const store_t *s;
+	int64_t mark_off;
+	uint64_t mark_h;
+	int known, verify, mine, foreign, verified;
+	uint64_t adopt_h;              /* index_replace: the file it wrote */
+	int64_t adopt_len;
+	struct ichain *next;
+} ichain_t;
+
+static ichain_t *chains;
+
+static ichain_t *
+chain_of(const store_t *s)
+{
+	ichain_t *c;
+	for (c = chains; c; c = c->next)
+		if (c->s == s)
+			return c;
+	c = xcalloc(1, sizeof *c);
+	c->s = s;
+	c->next = chains;
+	chains = c;
+	return c;
+}
+
+/* The chain's state at the start of a file (header line included). */
+static void
+chain_start(ichain_t *c, const char *hdr, size_t n, int own)
+{
+	c->mark_h = chain_line(CHAIN_SEED, hdr, n);
+	c->mark_off = n;
+	c->known = 1;
+	c->verify = !own;
+	c->mine = own;
+	c->verified = 0;
+}
+
+/* A state line as state_line writes it: {"j":"...","end":N}, or with the
+ * mark: {"j":"...","end":N,"h":"<16 hex>"}.  The mark's length. */
+#define MARK_LEN 24   /* ,"h":"<16 hex>"} */
+
+static int
+is_state(const char *line, size_t len)
+{
+	return len > 7 && memcmp(line, "{\"j\":\"", 6) == 0 && line[len - 1] == '}';
+}
+
+/* The mark a state line carries: 1 and *h, or 0 if none. */
+static int
+mark_of(const char *line, size_t len, uint64_t *h)
+{
+	if (!is_state(line, len) || len < 8 + MARK_LEN || memcmp(line + len - MARK_LEN, ",\"h\":\"", 6) != 0 ||
+	    line[len - 2] != '"')
+		return 0;
+	uint64_t v = 0;
+	for (const char *p = line + len - MARK_LEN + 6; p < line + len - 2; p++) {
+		unsigned d = *p >= '0' && *p <= '9' ? (unsigned)(*p - '0') : *p >= 'a' && *p <= 'f' ? (unsigned)(*p - 'a' + 10) : 16;
+		if (d > 15)
+			return 0;
+		v = v << 4 | d;
+	}
+	*h = v;
+	return 1;
+}
+
+/* A header line, or a boot line (a header written in the middle by a
+ * writer of another boot): 1 if it names this boot, 0 if another, -1 if
+ * it is not one. */
+static int
+boot_line(const store_t *s, const char *line, size_t len)
+{
+	static const char key[] = "\"boot_id\":\"";
+	if (len < 16 || memcmp(line, "{\"type\":\"Index\"", 15) != 0)
+		return -1;
+	const char *b = memmem(line, len, key, sizeof key - 1);
+	if (!b)
+		return 0;
+	b += sizeof key - 1;
+	size_t bl = strlen(s->boot_id);
+	return (size_t)(line + len - b) > bl && memcmp(b, s->boot_id, bl) == 0 && b[bl] == '"';
+}
+
+/*
+ * Copy the lines of in to out, each state line given its mark: the chain
+ * value *h of the bytes before it (the file's up to where in is written,
+ * then in's own); *h is moved past every line.  in holds whole lines.
+ */
+static void
+chain_seal(const buf_t *in, buf_t *out, uint64_t *h)
+{
+	const char *q = in->p, *end = in->p + in->len;
+	while (q < end) {
+		const char *nl = memchr(q, '\n', end - q);
+		size_t n = nl ? (size_t)(nl - q) : (size_t)(end - q);
+		size_t at = out->len;
+		uint64_t dummy;
+		if (is_state(q, n) && !mark_of(q, n, &dummy)) {
+			buf_add(out, q, n - 1);
+			buf_addf(out, ",\"h\":\"%016llx\"}\n", (unsigned long long)*h);
+		} else {
+			buf_add(out, q, n);
+			buf_addc(out, '\n');
+		}
+		*h = chain_line(*h, out->p + at, out->len - at);
+		q += n + 1;
+	}
+}
+
+/* Hash the lines of the file from mark_off up to upto (a line boundary
+ * this process read) into the chain.  0, or -1 (unreadable: unknown). */
+static int
+chain_catch(store_t *s, ichain_t *c, int fd, int64_t upto)
+{
+	if (!c->known || upto < c->mark_off)
+		return -1;
+	if (upto == c->mark_off)
+		return 0;
+	size_t n = upto - c->mark_off;
+	char *p = xmalloc(n);
+	ssize_t got = pread(fd, p, n, c->mark_off);
+	int ok = got == (ssize_t)n && p[n - 1] == '\n';
+	for (char *q = p; ok && q < p + n;) {
+		char *nl = memchr(q, '\n', p + n - q);
+		c->mark_h = chain_line(c->mark_h, q, nl - q + 1);
+		q = nl + 1;
+	}
+	free(p);
+	if (!ok) {
+		c->known = 0;
+		return -1;
+	}
+	c->mark_off = upto;
+	(void)s;
+	return 0;
+}
+
+int
+index_take_foreign(store_t *s)
+{
+	ichain_t *c = chain_of(s);
+	int f = c->foreign;
+	c->foreign = 0;
+	return f;
+}
 
 /* -------------------------------------------------------------- index */
 
@@ -83,6 +331,9 @@ index_drop(store_t *s)
 	s->idxfd = -1;
 	s->idxoff = 0;
 	s->idxino = 0;
+	ichain_t *c = chain_of(s);
+	c->known = c->verify = c->mine = c->verified = 0;
+	c->mark_off = 0;
 }
 
 jstate_t *
@@ -241,21 +492,24 @@ index_apply_fast(store_t *s, const char *line, size_t len)
 }
 
 /* Apply a state line as state_line writes it, {"j":"<journal>","end":N}
- * and nothing else.  0, or -1 if it is not one. */
+ * and nothing else, or with its mark (chain_seal).  0, or -1 if it is not
+ * one. */
 static int
 state_apply(store_t *s, const char *line, size_t len)
 {
-	if (len <= 7 || memcmp(line, "{\"j\":\"", 6) != 0 || line[len - 1] != '}')
+	uint64_t h;
+	if (!is_state(line, len))
 		return -1;
-	const char *q = memchr(line + 6, '"', len - 6);
-	if (!q || (size_t)(q - line) + 8 >= len || memcmp(q, "\",\"end\":", 8) != 0 ||
+	size_t body = mark_of(line, len, &h) ? len - MARK_LEN : len - 1;   /* up to N */
+	const char *q = memchr(line + 6, '"', body - 6);
+	if (!q || (size_t)(q - line) + 8 >= body || memcmp(q, "\",\"end\":", 8) != 0 ||
 	    q - line - 6 >= 128 || memchr(line + 6, '\\', q - line - 6))
 		return -1;
 	char j[128], *e;
 	memcpy(j, line + 6, q - line - 6);
 	j[q - line - 6] = 0;
 	long long end = strtoll(q + 8, &e, 10);
-	if (e == q + 8 || e != line + len - 1)
+	if (e == q + 8 || e != line + body)
 		return -1;
 	jstate(s, j, 1)->end = end;
 	return 0;
@@ -337,15 +591,23 @@ index_header(store_t *s, buf_t *b)
 }
 
 /* A reader's index rebuilt in memory: replay what the journals gained
- * (tops first: a crawl they make active has its journal replayed next). */
+ * (tops first: a crawl they make active has its journal replayed next).
+ * walk: the table took another boot's lines (refresh), which may be an
+ * older state than the journals': every journal it may lack is replayed
+ * too, as catch_up does under the lock. */
 static int
-memory_catch_up(store_t *s)
+memory_catch_up(store_t *s, int walk)
 {
 	static const char *tops[] = {"crawls.jsonl", "schedules.jsonl", "binaries.jsonl", NULL};
-	int grew = s->njs == 0;
-	for (int i = 0; tops[i]; i++)
+	int grew = s->njs == 0 || walk;
+	for (int i = 0; tops[i]; i++) {
+		if (walk)
+			jstate(s, tops[i], 1);
 		grew |= journal_sync(s, tops[i]);
-	if (!grew) {
+	}
+	if (walk)
+		index_ensure_crawls(s);
+	if (!grew || walk) {
 		/* the same crawls: their journals' tails only */
 		for (size_t i = 0; i < s->njs; i++)
 			if (strncmp(s->js[i].j, "crawls/", 7) == 0) {
@@ -353,7 +615,8 @@ memory_catch_up(store_t *s)
 				snprintf(j, sizeof j, "%s", s->js[i].j);
 				journal_sync(s, j);
 			}
-		return 0;
+		if (!walk)
+			return 0;
 	}
 	for (size_t i = 0; i < s->tabcap; i++) {
 		const ient_t *e = &s->tab[i];
@@ -364,6 +627,27 @@ memory_catch_up(store_t *s)
 		}
 	}
 	return 0;
+}
+
+/* The journal of every live crawl, and of every live snapshot, gets a
+ * state if it has none (end 0: replayed whole).  See the header. */
+void
+index_ensure_crawls(store_t *s)
+{
+	char last[ID_LEN + 1] = "";
+	for (size_t i = 0; i < s->tabcap; i++) {
+		const ient_t *e = &s->tab[i];
+		if (!e->used || !e->live)
+			continue;
+		const char *cid = strcmp(e->type, "Crawl") == 0 ? e->id : strcmp(e->type, "Snapshot") == 0 ?
+		    e->crawl_id : "";
+		if (!id_valid(cid) || strcmp(cid, last) == 0)
+			continue;
+		snprintf(last, sizeof last, "%s", cid);
+		char j[128];
+		store_crawl_journal(cid, j, sizeof j);
+		jstate(s, j, 1);
+	}
 }
 
 /*
@@ -384,7 +668,7 @@ rebuild_locked(store_t *s)
 		return store_rebuild_index(s);
 	index_drop(s);
 	s->idxino = INO_MEMORY;
-	return memory_catch_up(s);
+	return memory_catch_up(s, 0);
 }
 
 /*
@@ -404,7 +688,7 @@ refresh(store_t *s, int attempt)
 	struct stat st;
 	int fd = -1;
 	if (!s->locked && s->idxino == INO_MEMORY)
-		return memory_catch_up(s);
+		return memory_catch_up(s, 0);
 	/* the descriptor read so far names the index while its file has a
 	 * link (a rewrite renames over it, here or on another host: the old
 	 * file's count drops to 0); then no path is walked (storefd.h) */
@@ -444,36 +728,108 @@ refresh(store_t *s, int attempt)
 		free(p);
 		return store_fail(s, EX_IOERR_, errno, "unable to read %s/%s", s->dir, INDEX_PATH);
 	}
+	ichain_t *c = chain_of(s);
 	char *q = p, *end = p + got;
-	int first = s->idxoff == 0;
-	while (q < end) {
+	if (s->idxoff == 0) {
+		/* the header: a line without its newline was torn by a crash (a
+		 * rewrite is renamed in whole, so never while being written) */
 		char *nl = memchr(q, '\n', end - q);
-		if (!nl && first) {
-			/* a header without its newline: torn by a crash (a
-			 * rewrite is renamed in whole, so never while being
-			 * written) */
+		int own = nl ? boot_line(s, q, nl - q) : -1;
+		if (own < 0) {
 			free(p);
 			return rebuild_locked(s);
 		}
-		if (!nl)
-			break;   /* a line being written; read it next time */
-		if (first) {
-			first = 0;
-			if (!memmem(q, nl - q, "\"type\":\"Index\"", 14) ||
-			    !memmem(q, nl - q, s->boot_id, strlen(s->boot_id))) {
-				free(p);
-				return rebuild_locked(s);
-			}
-		} else if (s->flines++, index_apply(s, q, nl - q) < 0) {
-			warnx_("%s/%s: malformed index line ignored", s->dir, INDEX_PATH);
-		}
-		s->idxoff += nl - q + 1;
+		chain_start(c, q, nl - q + 1, own);
+		c->foreign |= !own;
+		s->idxoff = nl - q + 1;
 		q = nl + 1;
 	}
+	int bad = 0, tail = 0;
+	/* this boot's file: every line is used as it is read, and the chain
+	 * is taken from the marks (hashed only from the last one, when an
+	 * append needs it) */
+	while (q < end && !c->verify) {
+		char *nl = memchr(q, '\n', end - q);
+		if (!nl)
+			break;   /* a line being written; read it next time */
+		size_t len = nl - q;
+		int b = boot_line(s, q, len);
+		uint64_t h;
+		if (b == 0) {
+			/* another boot appended from here on: its marks are
+			 * checked, from the chain's value here */
+			if (chain_catch(s, c, fd, s->idxoff) < 0)
+				bad = 1;
+			c->verify = 1;
+			c->mine = 0;
+			break;
+		}
+		if (b < 0 && mark_of(q, len, &h)) {
+			c->mark_h = chain_line(h, q, len + 1);
+			c->mark_off = s->idxoff + len + 1;
+			c->known = 1;
+		}
+		if (b < 0 && (s->flines++, index_apply(s, q, len) < 0))
+			warnx_("%s/%s: malformed index line ignored", s->dir, INDEX_PATH);
+		s->idxoff += len + 1;
+		q = nl + 1;
+	}
+	if (c->verify && !bad && (!c->known || c->mark_off != s->idxoff))
+		bad = 1;
+	if (c->verify && !bad) {
+		/* lines of another boot: the last mark whose value is the chain
+		 * of the bytes before it vouches for them; a mark that is not
+		 * is a hole (lost, zeroed or torn lines); lines after the last
+		 * mark wait for one */
+		uint64_t run = c->mark_h, goodh = run;
+		char *good = q, *r = q;
+		while (r < end) {
+			char *nl = memchr(r, '\n', end - r);
+			if (!nl)
+				break;
+			uint64_t h;
+			if (mark_of(r, nl - r, &h) && h != run) {
+				bad = 1;
+				break;
+			}
+			run = chain_line(run, r, nl - r + 1);
+			if (mark_of(r, nl - r, &h))
+				good = nl + 1, goodh = run;
+			r = nl + 1;
+		}
+		tail = !bad && r > good;
+		while (!bad && q < good) {
+			char *nl = memchr(q, '\n', good - q);
+			size_t len = nl - q;
+			int b = boot_line(s, q, len);
+			if (b >= 0)
+				c->mine = b;
+			else if (s->flines++, index_apply(s, q, len) < 0)
+				warnx_("%s/%s: malformed index line ignored", s->dir, INDEX_PATH);
+			s->idxoff += len + 1;
+			q = nl + 1;
+		}
+		if (!bad && c->mark_off != s->idxoff) {
+			c->mark_off = s->idxoff;
+			c->mark_h = goodh;
+			c->verified = c->foreign = 1;
+		}
+	}
 	free(p);
-	/* compact the index when tombstones dominate */
-	if (s->locked && index_bloated(s))
+	/* a hole, or another boot's lines no mark vouches for at all (an
+	 * index of an older abx): treated as a torn index */
+	if (bad || (tail && !c->verified))
+		return rebuild_locked(s);
+	/* a tail no mark vouches for yet is not appended after (the chain
+	 * would vouch for it): the lock holder rewrites the index from what
+	 * was verified (a compaction), which the catch-up completes; so is
+	 * an index that tombstones dominate */
+	if (s->locked && (tail || index_bloated(s)))
 		index_write_full(s);
+	if (!s->locked && c->foreign) {
+		c->foreign = 0;
+		return memory_catch_up(s, 1);
+	}
 	return 0;
 }
 
@@ -492,25 +848,50 @@ index_append(store_t *s, buf_t *b)
 		return;
 	if (s->idxfd < 0)
 		return;
+	/* the lines go with their marks; after another boot's lines, a boot
+	 * line first, so that its readers check this boot's lines */
+	ichain_t *c = chain_of(s);
+	if (c->known && c->mark_off < s->idxoff)
+		chain_catch(s, c, s->idxfd, s->idxoff);
+	buf_t in = {0}, out = {0};
+	uint64_t h = c->mark_h;
+	if (c->known && c->mark_off == s->idxoff) {
+		if (!c->mine)
+			index_header(s, &in);
+		buf_add(&in, b->p, b->len);
+		chain_seal(&in, &out, &h);
+		buf_free(&in);
+	} else {
+		/* unknown (unreadable): unmarked lines, which no other boot
+		 * trusts (it rewrites the index) */
+		buf_add(&out, b->p, b->len);
+	}
 	if (fault_armed("index-half-line")) {
-		ssize_t h = write(s->idxfd, b->p, b->len / 2 + 1);
-		(void)h;
+		ssize_t hw = write(s->idxfd, out.p, out.len / 2 + 1);
+		(void)hw;
 		fault_point("index-half-line");
 	}
-	ssize_t w = write(s->idxfd, b->p, b->len);
-	if (w != (ssize_t)b->len) {
+	ssize_t w = write(s->idxfd, out.p, out.len);
+	if (w != (ssize_t)out.len) {
 		/* the journals hold the truth: the next locker replays what
 		 * this index missed, and cuts a torn line off */
 		if (w >= 0)
 			errno = ENOSPC;
 		warnsys("unable to append to %s/%s (a hint: it is caught up from the journals)", s->dir,
 		    INDEX_PATH);
+		buf_free(&out);
 		index_drop(s);
 		return;
 	}
+	if (c->known && c->mark_off == s->idxoff) {
+		c->mark_h = h;
+		c->mark_off = s->idxoff + w;
+		c->mine = 1;
+	}
 	s->idxoff += w;
-	for (size_t i = 0; i < b->len; i++)
-		s->flines += b->p[i] == '\n';
+	for (size_t i = 0; i < out.len; i++)
+		s->flines += out.p[i] == '\n';
+	buf_free(&out);
 }
 
 /*
@@ -597,7 +978,7 @@ index_write_full(store_t *s)
 	}
 	s->njs = keep;
 	fault_point("index-before-rename");
-	if (fs_replace(s->dfd, INDEX_PATH, b.p, b.len, 0) < 0) {
+	if (index_replace(s, &b) < 0) {
 		/* the old index stays: a hint with tombstones is still right */
 		warnsys("unable to compact %s/%s", s->dir, INDEX_PATH);
 		buf_free(&b);
@@ -638,6 +1019,31 @@ index_adopt(store_t *s)
 	s->idxoff = st.st_size;
 	s->flines = s->nlive;
 	s->dropped = 0;
+	/* the chain of what index_replace wrote, if it is what is there */
+	ichain_t *c = chain_of(s);
+	if (c->adopt_len > 0 && c->adopt_len == st.st_size) {
+		c->known = c->mine = 1;
+		c->verify = c->verified = 0;
+		c->mark_h = c->adopt_h;
+		c->mark_off = c->adopt_len;
+	}
+	c->adopt_len = 0;
+}
+
+int
+index_replace(store_t *s, const buf_t *b)
+{
+	buf_t out = {0};
+	uint64_t h = CHAIN_SEED;
+	chain_seal(b, &out, &h);
+	int rc = fs_replace(s->dfd, INDEX_PATH, out.p, out.len, 0);
+	int e = errno;
+	ichain_t *c = chain_of(s);
+	c->adopt_h = h;
+	c->adopt_len = rc == 0 ? (int64_t)out.len : 0;
+	buf_free(&out);
+	errno = e;
+	return rc;
 }
 
 void

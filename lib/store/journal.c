@@ -552,7 +552,7 @@ store_rebuild_index(store_t *s)
 		/* a journal could not be read: an index without its records
 		 * would hide them; keep the one there is */
 		index_drop(s);
-	} else if (fs_mkdirs(s->dfd, "index") < 0 || fs_replace(s->dfd, INDEX_PATH, b.p, b.len, 0) < 0) {
+	} else if (fs_mkdirs(s->dfd, "index") < 0 || index_replace(s, &b) < 0) {
 		store_fail(s, EX_IOERR_, errno, "unable to write %s/%s", s->dir, INDEX_PATH);
 		index_drop(s);
 	} else {
@@ -636,6 +636,13 @@ store_compact(store_t *s, const char *journal, int force)
 		js->end = js->seen = out.len;
 		state_line(&idx, journal, out.len);
 		index_append(s, &idx);
+		/* the index that says where the rewritten journal's lines are
+		 * is made durable (and its name, if a rewrite renamed it): an
+		 * index of before, which another boot may reuse (index.c),
+		 * would replay the new file from an end of the old one */
+		if (s->durable && (s->idxfd < 0 || fdatasync(s->idxfd) < 0 || fs_fsync_dir(s->dfd, "index") < 0))
+			warnsys("unable to sync %s/%s after compacting %s (another boot may rebuild it)", s->dir,
+			    INDEX_PATH, journal);
 		buf_free(&out);
 		buf_free(&idx);
 		rc = 1;

@@ -28,6 +28,15 @@ ient_t *index_slot(store_t *s, const char *id, int create);
 void index_drop(store_t *s);
 /* Take the index file just written (a rewrite) as the one read so far. */
 void index_adopt(store_t *s);
+/* Write b, a whole index (its header first), as the index file, the
+ * state lines given their marks (index.c); 0, or -1 (errno; the old file
+ * stays).  index_adopt then takes it. */
+int index_replace(store_t *s, const buf_t *b);
+/* Did the table take lines of another boot's index since the last call? */
+int index_take_foreign(store_t *s);
+/* Give a state (end 0) to the journal of each live crawl and snapshot
+ * that has none. */
+void index_ensure_crawls(store_t *s);
 jstate_t *jstate(store_t *s, const char *j, int create);
 void state_line(buf_t *b, const char *j, int64_t end);
 void index_line(store_t *s, buf_t *b, const ient_t *e);

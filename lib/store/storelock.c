@@ -75,6 +75,15 @@ catch_up(store_t *s)
 {
 	if (index_refresh(s) < 0)
 		return -1;
+	/* the table took another boot's lines: they may be an older state
+	 * of the index than the journals' (index.c), which may lack the
+	 * state of a journal made since: every journal that may hold active
+	 * items gets one (end 0: replayed whole), the top-level journals
+	 * now, a crawl's once they are replayed */
+	static const char *tops[] = {"crawls.jsonl", "schedules.jsonl", "binaries.jsonl", NULL};
+	int foreign = index_take_foreign(s);
+	for (int i = 0; foreign && tops[i]; i++)
+		jstate(s, tops[i], 1);
 	/* lines the index missed (a crash, a hand edit) are replayed now,
 	 * before any decision is taken on a hint.  A journal that cannot be
 	 * read here is not this transaction's failure (its lookups fail on
@@ -86,6 +95,8 @@ catch_up(store_t *s)
 	/* the top-level journals first: a crawl they make active again has
 	 * its journal replayed too */
 	for (int top = 1; top >= 0; top--) {
+		if (!top && foreign)
+			index_ensure_crawls(s);
 		index_mark_needed(s);
 		for (size_t i = 0; i < s->njs; i++) {
 			if (!s->js[i].need || (strncmp(s->js[i].j, "crawls/", 7) != 0) != top)
