@@ -261,6 +261,18 @@ chain_catch(store_t *s, ichain_t *c, int fd, int64_t upto)
 	return 0;
 }
 
+void
+index_chain_forget(const store_t *s)
+{
+	for (ichain_t **pp = &chains; *pp; pp = &(*pp)->next)
+		if ((*pp)->s == s) {
+			ichain_t *c = *pp;
+			*pp = c->next;
+			free(c);
+			return;
+		}
+}
+
 int
 index_take_foreign(store_t *s)
 {

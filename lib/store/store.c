@@ -230,6 +230,7 @@ store_close(store_t *s)
 	free(s->unsynced);
 	free(s->named);
 	index_drop(s);
+	index_chain_forget(s);
 	jfd_close_all(s);
 	if (s->lockfd >= 0)
 		close(s->lockfd);

@@ -34,6 +34,9 @@ void index_adopt(store_t *s);
 int index_replace(store_t *s, const buf_t *b);
 /* Did the table take lines of another boot's index since the last call? */
 int index_take_foreign(store_t *s);
+/* Forget what index.c keeps of s's chain (store_close: a store_t later
+ * made at the same address starts with none). */
+void index_chain_forget(const store_t *s);
 /* Give a state (end 0) to the journal of each live crawl and snapshot
  * that has none. */
 void index_ensure_crawls(store_t *s);
