@@ -16,7 +16,12 @@
 #      and the load average is printed with it.
 # Environment: ABX_BENCH_GLUSTER_PAGES (100: pages a seed, two seeds),
 # ABX_BENCH_GLUSTER_ROUNDS (2), ABX_BENCH_GLUSTER_ONLY=crawl (section 3
-# alone: a quicker loop, e.g. with PAGES=10 under strace -f on the ticks).
+# alone: a quicker loop, e.g. with PAGES=10 under strace -f on the ticks),
+# ABX_BENCH_GLUSTER_BASE: another build of abx (a directory with bin/ and
+# share/, such as a git worktree of an older commit after make) whose
+# crawls alternate with this one's in section 3 (local, volume, base
+# local, base volume, each round), reported as this build / the base on
+# the volume and locally: two builds compared in one run.
 # Skipped, with the reason, where the rig cannot start (needs root,
 # /dev/fuse, glusterfs-server and glusterfs-client).
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -113,10 +118,27 @@ hp=$!
 i=0
 while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 U=http://127.0.0.1:$(cat "$T/port")
-c_volume=0 c_local=0
-crawl() { # crawl SIDE ROUND
-	if [ "$1" = volume ]; then A=$M1/crawl$2 B=$M2/crawl$2; else A=$T/crawl$2 B=$T/crawl$2; fi
-	if [ "$1" = volume ]; then
+c_volume=0 c_local=0 c_bvolume=0 c_blocal=0
+base=${ABX_BENCH_GLUSTER_BASE:-}
+if [ -n "$base" ] && { [ ! -x "$base/bin/abx-tick" ] || [ ! -d "$base/share" ]; }; then
+	echo "gluster: error: ABX_BENCH_GLUSTER_BASE=$base: no built abx there (bin/abx-tick, share/)" >&2
+	exit 66
+fi
+crawl() { # crawl SIDE ROUND [PATH]: SIDE volume, local, bvolume or blocal (the base build's)
+	if [ -n "${3:-}" ]; then
+		_path=$PATH
+		PATH=$3:$PATH
+	fi
+	_d=crawl$2$(case $1 in b*) echo b ;; esac)
+	case $1 in
+	*volume) A=$M1/$_d B=$M2/$_d ;;
+	*) A=$T/$_d B=$T/$_d ;;
+	esac
+	crawl_in "$@"
+	if [ -n "${3:-}" ]; then PATH=$_path; fi
+}
+crawl_in() {
+	if [ "${1#b}" = volume ]; then
 		ca=$(abx-add -d "$A" --depth 1 --plugins wget,parse_html_urls "$U/a/index.html" | jq -r .id)
 		cb=$(abx-add -d "$B" --depth 1 --plugins wget,parse_html_urls "$U/b/index.html" | jq -r .id)
 	else
@@ -124,7 +146,7 @@ crawl() { # crawl SIDE ROUND
 			"$U/a/index.html" "$U/b/index.html" >/dev/null
 	fi
 	t0=$(ms)
-	if [ "$1" = volume ]; then
+	if [ "${1#b}" = volume ]; then
 		ABX_HOST=host-a abx-tick -d "$A" --crawl "$ca" >/dev/null 2>&1 &
 		pa=$!
 		ABX_HOST=host-b abx-tick -d "$B" --crawl "$cb" >/dev/null 2>&1
@@ -140,6 +162,10 @@ round=1
 while [ $round -le "$rounds" ]; do
 	crawl local $round
 	crawl volume $round
+	if [ -n "$base" ]; then
+		crawl blocal $round "$base/bin"
+		crawl bvolume $round "$base/bin"
+	fi
 	round=$((round + 1))
 done
 load1=$(cut -d' ' -f1 /proc/loadavg)
@@ -149,3 +175,11 @@ awk -v v="$c_volume" -v l="$c_local" -v nv="$n_volume" -v nl="$n_local" -v p=$((
     -v la="$load0" -v lb="$load1" 'BEGIN {
 	printf "gluster: a %d-page crawl: two ticks on two mounts %.2f s (%d sealed), one tick on local disk %.2f s (%d sealed): %.2fx (%d rounds alternated, mean; load %s to %s)\n",
 	    p, v / (1000 * r), nv, l / (1000 * r), nl, v / l, r, la, lb }'
+if [ -n "$base" ]; then
+	# shellcheck disable=SC2154
+	awk -v v="$c_volume" -v l="$c_local" -v bv="$c_bvolume" -v bl="$c_blocal" -v nv="$n_bvolume" \
+	    -v nl="$n_blocal" -v r="$rounds" -v b="$base" 'BEGIN {
+		printf "gluster: the base build (%s): two ticks on two mounts %.2f s (%d sealed), one tick on local disk %.2f s (%d sealed): %.2fx\n",
+		    b, bv / (1000 * r), nv, bl / (1000 * r), nl, bv / bl
+		printf "gluster: this build / the base: %.2fx on the volume, %.2fx on local disk\n", v / bv, l / bl }'
+fi
