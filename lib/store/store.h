@@ -45,10 +45,14 @@
  * against the line it points to.  The index is not synced: its first line
  * names the boot it was written in, and an index that is empty, or whose
  * first line is torn or not that header, is rebuilt from the journals
- * before anything of it is used; one that names another boot (another
- * host's, or a power loss may have dropped any part of it) is used only if
- * every line of it is whole (index.c), else rebuilt ($ABX_TEST_BOOT_ID
- * stands for the boot id in the power-loss tests).  The store keeps the
+ * before anything of it is used.  One holding lines of another boot (its
+ * header, or a boot line, names it: another host's, or this host's before
+ * a power loss, which may have dropped any part of it) is used as far as
+ * its chain of marks checks (index.c: each state line carries "h", a hash
+ * of the index bytes before it); a hole makes it rebuilt, and the
+ * catch-up replays what the journals gained since, giving a state (end 0)
+ * to each top-level journal and live crawl's journal it lacks
+ * ($ABX_TEST_BOOT_ID stands for the boot id in the tests).  The store keeps the
  * journals' descriptors open between transactions (storefd.h).  The due predicate over the index is queue.h's.
  *
  * A torn last line (a writer killed mid-write) is moved to "<journal>.torn"
