@@ -62,10 +62,10 @@ keep_first(int *rc, int *err, int failed)
 	}
 }
 
-/* fsync fd and, if it is a directory, everything under it first; closes
- * fd.  0 or -1 (errno in *err). */
+/* fsync fd and, if it is a directory, everything under it first (depth
+ * levels of it; -1: all), closes fd.  0 or -1 (errno in *err). */
 static int
-sync_fd(int fd, int *err)
+sync_fd(int fd, int *err, int depth)
 {
 	struct stat st;
 	int rc = 0;
@@ -74,7 +74,7 @@ sync_fd(int fd, int *err)
 		close(fd);
 		return rc;
 	}
-	if (S_ISDIR(st.st_mode)) {
+	if (S_ISDIR(st.st_mode) && depth != 0) {
 		int dup_fd = dup(fd);
 		DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
 		if (!d) {
@@ -88,13 +88,15 @@ sync_fd(int fd, int *err)
 				continue;
 			if (e->d_type != DT_REG && e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 				continue;   /* symlinks, fifos: their entry is the directory's */
+			if (depth == 1 && e->d_type == DT_DIR)
+				continue;   /* a subdirectory's entry is this one's */
 			int c = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 			if (c < 0) {
 				/* a symlink (ELOOP) or a file gone meanwhile */
 				keep_first(&rc, err, errno != ELOOP && errno != ENOENT && errno != ENXIO);
 				continue;
 			}
-			if (sync_fd(c, err) < 0)
+			if (sync_fd(c, err, depth < 0 ? -1 : depth - 1) < 0)
 				rc = -1;
 		}
 		if (d)
@@ -108,14 +110,14 @@ sync_fd(int fd, int *err)
 	return rc;
 }
 
-int
-durable_tree(int dfd, const char *rel)
+static int
+durable_depth(int dfd, const char *rel, int depth)
 {
 	int fd = fs_open(dfd, rel, O_RDONLY | O_NONBLOCK, 0);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -1;
 	int err = 0;
-	int rc = sync_fd(fd, &err);
+	int rc = sync_fd(fd, &err, depth);
 	/* rel's own entry: the directory that holds it */
 	char parent[4096];
 	snprintf(parent, sizeof parent, "%s", rel);
@@ -133,4 +135,16 @@ durable_tree(int dfd, const char *rel)
 	}
 	errno = err;
 	return rc;
+}
+
+int
+durable_tree(int dfd, const char *rel)
+{
+	return durable_depth(dfd, rel, -1);
+}
+
+int
+durable_dir_files(int dfd, const char *rel)
+{
+	return durable_depth(dfd, rel, 1);
 }

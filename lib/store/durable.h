@@ -43,5 +43,8 @@ int durable_syncfs_reaches(long f_type);
  * durable).  0, or -1 with errno set (the first failure; the rest are
  * still synced). */
 int durable_tree(int dfd, const char *rel);
+/* As durable_tree, but of directory rel only its own files: what is in
+ * its subdirectories is not synced (their entries, in rel, are). */
+int durable_dir_files(int dfd, const char *rel);
 
 #endif

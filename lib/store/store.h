@@ -133,6 +133,7 @@ typedef struct store {
 	int perfile;                   /* syncfs is not trusted (durable.h) */
 	char (*named)[256];            /* ... files to fsync before the next line */
 	size_t nnamed;
+	char trees_durable[40];        /* store_trees_durable's id, until the unlock */
 	char (*unsynced)[128];         /* journals written since the last sync */
 	size_t nunsynced;
 	/* the active index, loaded under the lock */
@@ -224,7 +225,8 @@ void store_discard(store_t *s);    /* drop what is staged */
  * network filesystems, $ABX_DURABILITY=perfile), s->perfile, every syncfs
  * above is replaced: a barrier makes the commit fsync, before it writes a
  * line, the files its staged records name (a final Snapshot: its whole
- * directory; an ArchiveResult: its plugin's directory; the directories
+ * directory, or its own files after store_trees_durable below; an
+ * ArchiveResult: its plugin's directory; the directories
  * that hold them) and those store_barrier_path() noted, even when its
  * journal syncs are deferred, since another process's fdatasync of a
  * shared journal may make the line durable; a commit then fdatasyncs its
@@ -241,6 +243,18 @@ void store_barrier(store_t *s);
 /* A barrier that also names a file or directory tree (relative to the
  * data directory) the next commit makes durable first where s->perfile. */
 void store_barrier_path(store_t *s, const char *rel);
+/*
+ * Where s->perfile, a final Snapshot staged names its whole directory
+ * tree: every plugin's tree is fsync'd again, though each result's commit
+ * named it and its writer synced it before saying it was done.  The
+ * caller that knows so says it with store_trees_durable() before it
+ * stages the snapshot (abx-tick, of a snapshot whose every result came
+ * from one worker that exited 0 or 1, after its store_close: ended.c):
+ * until the next store_unlock, the final Snapshot id names only its
+ * directory's own files (the seal's index files), the directory and its
+ * entry.  An id that is not valid says nothing.
+ */
+void store_trees_durable(store_t *s, const char *id);
 int store_syncfs(store_t *s);                        /* 0 or -1 */
 int store_sync(store_t *s);                          /* 0 or -1 */
 

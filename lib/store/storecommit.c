@@ -221,8 +221,8 @@ store_barrier(store_t *s)
 	s->barrier = 1;
 }
 
-/* Note rel (a tree; "DIR/": that directory alone) to fsync before the
- * next line, once. */
+/* Note rel (a tree; "DIR/": that directory alone; "DIR" then "/" and
+ * "*": its own files and itself) to fsync before the next line, once. */
 static void
 name_path(store_t *s, const char *rel)
 {
@@ -231,6 +231,12 @@ name_path(store_t *s, const char *rel)
 			return;
 	s->named = xrealloc(s->named, (s->nnamed + 1) * sizeof *s->named);
 	snprintf(s->named[s->nnamed++], sizeof *s->named, "%s", rel);
+}
+
+void
+store_trees_durable(store_t *s, const char *id)
+{
+	snprintf(s->trees_durable, sizeof s->trees_durable, "%s", id_valid(id) ? id : "");
 }
 
 void
@@ -251,8 +257,9 @@ plain_name(const char *p)
 }
 
 /* The files a staged record names (store.h, Durability): a final
- * Snapshot's directory, an ArchiveResult's plugin directory and the
- * directories above it up to its crawl's. */
+ * Snapshot's directory (after store_trees_durable, its own files and the
+ * directory alone: "*" after it), an ArchiveResult's plugin directory and
+ * the directories above it up to its crawl's. */
 static void
 name_files_of(store_t *s, const pending_t *p)
 {
@@ -265,7 +272,8 @@ name_files_of(store_t *s, const pending_t *p)
 	if (!id_valid(cid))
 		return;
 	if (rec_streq(&p->rec, "type", "Snapshot") && record_is_final(&p->rec)) {
-		snprintf(rel, sizeof rel, "crawls/%s/%s", cid, p->id);
+		snprintf(rel, sizeof rel, "crawls/%s/%s%s", cid, p->id,
+		    strcmp(s->trees_durable, p->id) == 0 ? "/*" : "");
 		name_path(s, rel);
 	} else if (rec_streq(&p->rec, "type", "ArchiveResult") && !rec_streq(&p->rec, "status", "queued")) {
 		char *sid = rec_str(&p->rec, "snapshot_id"), *pl = rec_str(&p->rec, "plugin");
@@ -295,6 +303,9 @@ sync_named(store_t *s)
 			rc = fs_fsync_dir(s->dfd, rel);
 			if (rc < 0 && errno == ENOENT)
 				rc = 0;
+		} else if (n > 1 && rel[n - 1] == '*' && rel[n - 2] == '/') {
+			rel[n - 2] = 0;
+			rc = durable_dir_files(s->dfd, rel);
 		} else {
 			rc = durable_tree(s->dfd, rel);
 		}

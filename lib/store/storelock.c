@@ -133,6 +133,7 @@ store_unlock(store_t *s)
 		index_write_full(s);
 	flock(s->lockfd, LOCK_UN);
 	s->locked = 0;
+	s->trees_durable[0] = 0;
 	jfd_changed(s);
 	int rb = s->rollback;
 	s->rollback = 0;

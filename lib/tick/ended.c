@@ -122,6 +122,10 @@ ran(crawlrun_t *cr, worker_t *w, rec_t *r)
 	char *url = rec_str(r, "url");
 	worker_report_failures(t, w, url ? url : w->url);
 	free(url);
+	/* every result is this worker's, which synced their trees before it
+	 * said it was done (exit 0 or 1): the seal need not (store.h) */
+	if (w->first_run)
+		store_trees_durable(s, w->id);
 	int rc = seal_snapshot_with(s, w->id, NULL, w->first_run ? w->recs : NULL, w->nrecs, size);
 	if (rc == SEAL_OK) {
 		t->snapshots++;
