@@ -34,6 +34,9 @@ void index_adopt(store_t *s);
 int index_replace(store_t *s, const buf_t *b);
 /* Did the table take lines of another boot's index since the last call? */
 int index_take_foreign(store_t *s);
+/* Apply one line of the index file to the table (index.c): 0, or -1 if
+ * it is not an index line. */
+int index_apply(store_t *s, const char *line, size_t len);
 /* Forget what index.c keeps of s's chain (store_close: a store_t later
  * made at the same address starts with none). */
 void index_chain_forget(const store_t *s);
