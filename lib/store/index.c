@@ -359,7 +359,7 @@ index_append(store_t *s, buf_t *b)
 	 * line first, so that its readers check this boot's lines */
 	ichain_t *c = chain_of(s);
 	if (c->known && c->mark_off < s->idxoff)
-		chain_catch(s, c, s->idxfd, s->idxoff);
+		chain_catch(c, s->idxfd, s->idxoff);
 	buf_t in = {0}, out = {0};
 	uint64_t h = c->mark_h;
 	if (c->known && c->mark_off == s->idxoff) {

@@ -100,22 +100,12 @@ chain_line(uint64_t h, const char *p, size_t n)
 	return h ^ (h >> 29);
 }
 
-
-
-static ichain_t *chains;   /* every store_t of this process: index_chain_forget */
-
 ichain_t *
-chain_of(const store_t *s)
+chain_of(store_t *s)
 {
-	ichain_t *c;
-	for (c = chains; c; c = c->next)
-		if (c->s == s)
-			return c;
-	c = xcalloc(1, sizeof *c);
-	c->s = s;
-	c->next = chains;
-	chains = c;
-	return c;
+	if (!s->chain)
+		s->chain = xcalloc(1, sizeof *s->chain);
+	return s->chain;
 }
 
 /* The chain's state at the start of a file (header line included). */
@@ -201,7 +191,7 @@ chain_seal(const buf_t *in, buf_t *out, uint64_t *h)
 /* Hash the lines of the file from mark_off up to upto (a line boundary
  * this process read) into the chain.  0, or -1 (unreadable: unknown). */
 int
-chain_catch(store_t *s, ichain_t *c, int fd, int64_t upto)
+chain_catch(ichain_t *c, int fd, int64_t upto)
 {
 	if (!c->known || upto < c->mark_off)
 		return -1;
@@ -222,20 +212,14 @@ chain_catch(store_t *s, ichain_t *c, int fd, int64_t upto)
 		return -1;
 	}
 	c->mark_off = upto;
-	(void)s;
 	return 0;
 }
 
 void
-index_chain_forget(const store_t *s)
+index_chain_forget(store_t *s)
 {
-	for (ichain_t **pp = &chains; *pp; pp = &(*pp)->next)
-		if ((*pp)->s == s) {
-			ichain_t *c = *pp;
-			*pp = c->next;
-			free(c);
-			return;
-		}
+	free(s->chain);
+	s->chain = NULL;
 }
 
 int

@@ -18,9 +18,8 @@
 #define MARK_LEN 24   /* ,"h":"<16 hex>"} */
 
 /*
- * What this process knows of the chain of the index file it reads (the
- * fields belong in store_t; they are kept here, by store, so that store.h
- * stays as it is).  mark_off: a line boundary up to which the chain value,
+ * What this process knows of the chain of the index file it reads
+ * (s->chain, made at its first use, freed by store_close).  mark_off: a line boundary up to which the chain value,
  * mark_h, is known (a line that carried it, or what this process wrote);
  * verify: the file holds lines of another boot, whose marks this process
  * checks (it hashes every line from mark_off on); mine: the last lines are
@@ -29,19 +28,17 @@
  * verified: a mark of another boot's lines was checked in this file.
  */
 typedef struct ichain {
-	const store_t *s;
 	int64_t mark_off;
 	uint64_t mark_h;
 	int known, verify, mine, foreign, verified;
 	uint64_t adopt_h;              /* index_replace: the file it wrote */
 	int64_t adopt_len;
-	struct ichain *next;
 } ichain_t;
 
 /* The chain value h moved past the line p[0..n) (its newline included). */
 uint64_t chain_line(uint64_t h, const char *p, size_t n);
 /* What this process knows of s's chain (made, zeroed, the first time). */
-ichain_t *chain_of(const store_t *s);
+ichain_t *chain_of(store_t *s);
 /* The chain's state at the start of a file, header line hdr[0..n)
  * included; own: the header names this boot. */
 void chain_start(ichain_t *c, const char *hdr, size_t n, int own);
@@ -54,6 +51,6 @@ int chain_boot_line(const store_t *s, const char *line, size_t len);
 void chain_seal(const buf_t *in, buf_t *out, uint64_t *h);
 /* Hash the file's lines from c->mark_off up to upto into the chain; 0,
  * or -1 (unreadable: the chain is unknown). */
-int chain_catch(store_t *s, ichain_t *c, int fd, int64_t upto);
+int chain_catch(ichain_t *c, int fd, int64_t upto);
 
 #endif

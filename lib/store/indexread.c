@@ -189,7 +189,7 @@ refresh(store_t *s, int attempt)
 		if (b == 0) {
 			/* another boot appended from here on: its marks are
 			 * checked, from the chain's value here */
-			if (chain_catch(s, c, fd, s->idxoff) < 0)
+			if (chain_catch(c, fd, s->idxoff) < 0)
 				bad = 1;
 			c->verify = 1;
 			c->mine = 0;

@@ -145,6 +145,7 @@ typedef struct store {
 	int64_t idxoff;                /* bytes of index/active.jsonl applied */
 	ino_t idxino;
 	jstate_t *js;                  /* journal ends, from state lines */
+	struct ichain *chain;          /* the file's chain of marks (indexchain.h) */
 	size_t njs, jscap;
 	/* staged changes */
 	pending_t *pend;

@@ -37,9 +37,8 @@ int index_take_foreign(store_t *s);
 /* Apply one line of the index file to the table (index.c): 0, or -1 if
  * it is not an index line. */
 int index_apply(store_t *s, const char *line, size_t len);
-/* Forget what index.c keeps of s's chain (store_close: a store_t later
- * made at the same address starts with none). */
-void index_chain_forget(const store_t *s);
+/* Free s's chain of marks (indexchain.h; store_close). */
+void index_chain_forget(store_t *s);
 /* Give a state (end 0) to the journal of each live crawl and snapshot
  * that has none. */
 void index_ensure_crawls(store_t *s);
