@@ -331,6 +331,12 @@ run_record(phase_t *ph, run_t *r)
 	rec_t ar = {0}, pr = {0}, snap = {0};
 	binres_t *bins = xcalloc(o.nbins + 1, sizeof(binres_t));
 	int have_snap = 0;
+	/* where each file is fsync'd (perfile), this process pays for its
+	 * hook's tree before the lock, not under it: the hook has exited, so
+	 * nothing writes it for this result any more (store.h); a failure
+	 * here leaves the syncs to the commit, which reports it */
+	if (ran && !detached && ph->snapshot)
+		(void)store_presync_result(ph->s, ph->crawl_id, ph->snap_id, r->h->plugin->name);
 	store_lock(ph->s);
 	/* the files the result names are made durable before its line
 	 * (store.h: a barrier; one syncfs, or the deferred sync is one) */

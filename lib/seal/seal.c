@@ -16,6 +16,7 @@
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "base/fs.h"
+#include "store/durable.h"
 #include "store/lease.h"
 #include "store/record.h"
 #include "seal/seal.h"
@@ -79,13 +80,19 @@ seal_dir_of(const rec_t *r, char *out, size_t n)
 /* The snapshot's index files: written in place the first time (one inode
  * each: nothing trusts them before the seal commits), by temp + rename
  * when they exist (a reseal); not synced here: the seal's commit is
- * preceded by a store barrier.  0, or -1 (s->err set). */
+ * preceded by a store barrier, or (seal_snapshot_ahead) they are synced
+ * before the lock.  Every path is opened below the crawl's directory,
+ * opened once: on a network filesystem each component of a path is a
+ * round trip.  0, or -1 (s->err set). */
 static int
 write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *results)
 {
 	recs_t bins = {0};
 	const recs_t rs = *results;
 	char path[512];
+	const char *sid = strrchr(dir, '/');
+	sid = sid ? sid + 1 : dir;
+	int cdfd = -1;
 	store_each(s, "binaries.jsonl", NULL, collect_all, &bins);
 
 	buf_t b = {0};
@@ -108,28 +115,34 @@ write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *result
 			buf_addc(&b, '\n');
 		}
 	int rc = 0;
-	if (fs_mkdirs(s->dfd, dir) < 0) {
+	snprintf(path, sizeof path, "%s", dir);
+	char *cut = strrchr(path, '/');
+	if (cut)
+		*cut = 0;
+	if (fs_mkdirs(s->dfd, dir) < 0 || (cdfd = fs_opendir(s->dfd, cut ? path : ".")) < 0) {
 		rc = store_fail(s, EX_CANTCREAT_, errno, "unable to create %s/%s", s->dir, dir);
 		goto out;
 	}
-	snprintf(path, sizeof path, "%s/index.jsonl", dir);
-	if (fs_write_new(s->dfd, path, b.p, b.len) < 0)
+	snprintf(path, sizeof path, "%s/index.jsonl", sid);
+	if (fs_write_new(cdfd, path, b.p, b.len) < 0)
 		goto fail;
 	buf_reset(&b);
 	snappage_json(&b, snap, rs.v, rs.n, dir);
-	snprintf(path, sizeof path, "%s/index.json", dir);
-	if (fs_write_new(s->dfd, path, b.p, b.len) < 0)
+	snprintf(path, sizeof path, "%s/index.json", sid);
+	if (fs_write_new(cdfd, path, b.p, b.len) < 0)
 		goto fail;
 	buf_reset(&b);
-	snappage_html(&b, snap, rs.v, rs.n, s->dfd, dir);
-	snprintf(path, sizeof path, "%s/index.html", dir);
-	if (fs_write_new(s->dfd, path, b.p, b.len) < 0)
+	snappage_html(&b, snap, rs.v, rs.n, cdfd, sid);
+	snprintf(path, sizeof path, "%s/index.html", sid);
+	if (fs_write_new(cdfd, path, b.p, b.len) < 0)
 		goto fail;
-	sealtext_write(s->dfd, snap, dir, rs.v, rs.n);   /* text.txt, for abx-ls --search */
+	sealtext_write(cdfd, snap, sid, rs.v, rs.n);   /* text.txt, for abx-ls --search */
 	goto out;
 fail:
-	rc = store_fail(s, EX_IOERR_, errno, "unable to write %s/%s", s->dir, path);
+	rc = store_fail(s, EX_IOERR_, errno, "unable to write %s/%s/%s", s->dir, dir, strchr(path, '/') + 1);
 out:
+	if (cdfd >= 0)
+		close(cdfd);
 	buf_free(&b);
 	recs_free(&bins);
 	return rc;
@@ -235,31 +248,63 @@ settle_queued(store_t *s, recs_t *rs)
 		qsort(rs->v, rs->n, sizeof(rec_t), by_start);
 }
 
+/* The sealed version of r, a snapshot not sealed yet, whose results are
+ * rs and whose directory dir holds size bytes (< 0: count them). */
+static void
+seal_fields(store_t *s, rec_t *r, const recs_t *rs, const char *dir, long long size)
+{
+	int64_t now = clock_now();
+	int results = results_ran(rs);
+	record_status(r, "sealed", -1);
+	rec_set_null(r, "lease");
+	rec_del(r, "retry_plugins");
+	/* why it is sealed: its hooks ran, or none was selected, or the
+	 * page's own fetch went into a zone the crawl may not enter */
+	rec_set_str(r, "sealed_reason", results_refused(rs) ? "network_zone" :
+	    results ? "archived" : "no_hooks");
+	if (results && rec_isnull(r, "downloaded_at"))
+		rec_set_time(r, "downloaded_at", now);
+	rec_set_int(r, "output_size", size >= 0 ? size : fs_du(s->dfd, dir));
+	snappage_mark(r, rs->v, rs->n);   /* "incomplete": requisites missing */
+}
+
+/* The row in the site index and the commit, the lock held: the lock is
+ * checked first, so that a host that lost it writes no row beside the one
+ * that took it over.  1 committed, 0 not. */
+static int
+seal_commit(store_t *s, const rec_t *r, const char *dir)
+{
+	if (store_still_locked(s) < 0) {
+		store_discard(s);
+		return 0;
+	}
+	site_index_append(s, r, dir);
+	store_barrier_path(s, "index.jsonl");
+	return store_commit(s) == 0;
+}
+
 /*
  * The files first, then the record: the index files are written (with the
  * sealed version), a store barrier makes them and every hook output
  * written before durable ahead of the journal line (store.h), and only
  * then is "sealed" committed.  A crash before the commit leaves the
- * snapshot unsealed with index files that the next seal rewrites.
+ * snapshot unsealed with index files that the next seal rewrites.  The
+ * lock is held, and stays held.
  */
-int
-seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n, long long size)
+static int
+seal_locked(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n, long long size)
 {
 	rec_t r;
 	char dir[256];
-	if (store_lock(s) < 0)
-		return SEAL_ERR;
 	fault_point("seal-locked");
 	if (store_get(s, id, &r) < 0)
-		return store_unlock(s) < 0 || store_failed(s) ? SEAL_ERR : SEAL_NOTFOUND;
+		return store_failed(s) ? SEAL_ERR : SEAL_NOTFOUND;
 	if (!rec_streq(&r, "type", "Snapshot")) {
 		rec_free(&r);
-		store_unlock(s);
 		return SEAL_BADKIND;
 	}
 	if (rec_streq(&r, "status", "paused")) {
 		rec_free(&r);
-		store_unlock(s);
 		return SEAL_PAUSED;
 	}
 	seal_dir_of(&r, dir, sizeof dir);
@@ -273,54 +318,139 @@ seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, si
 		/* never run: sealing it would say that it was archived */
 		recs_free(&rs);
 		rec_free(&r);
-		store_unlock(s);
 		return SEAL_UNRUN;
 	}
 	/* a reseal settles them too: one cancelled before its rerun, or
 	 * left by an older abx (committed with the reseal) */
 	settle_queued(s, &rs);
 	if (!was_sealed) {
-		int64_t now = clock_now();
-		int results = results_ran(&rs);
-		record_status(&r, "sealed", -1);
-		rec_set_null(&r, "lease");
-		rec_del(&r, "retry_plugins");
-		/* why it is sealed: its hooks ran, or none was selected, or
-		 * the page's own fetch went into a zone the crawl may not enter */
-		rec_set_str(&r, "sealed_reason", results_refused(&rs) ? "network_zone" :
-		    results ? "archived" : "no_hooks");
-		if (results && rec_isnull(&r, "downloaded_at"))
-			rec_set_time(&r, "downloaded_at", now);
-		rec_set_int(&r, "output_size", size >= 0 ? size : fs_du(s->dfd, dir));
-		snappage_mark(&r, rs.v, rs.n);   /* "incomplete": requisites missing */
-	}
-	if (!was_sealed)
+		seal_fields(s, &r, &rs, dir, size);
 		store_put(s, &r);   /* staged: sets modified_at, which the files show */
+	}
 	int ok = write_files(s, &r, dir, &rs) == 0;
 	recs_free(&rs);
 	if (ok)
 		store_barrier(s);   /* a reseal's files too: durable at the next sync */
-	if (!ok) {
+	if (!ok)
 		store_discard(s);
-	} else if (!was_sealed) {
-		/* the lock first: a host that lost it writes no row beside
-		 * the one that took it over */
-		ok = store_still_locked(s) == 0;
-		if (ok) {
-			site_index_append(s, &r, dir);
-			store_barrier_path(s, "index.jsonl");
-			ok = store_commit(s) == 0;
-		} else {
-			store_discard(s);
-		}
-	}
-	if (store_unlock(s) < 0)
-		ok = 0;
+	else if (!was_sealed)
+		ok = seal_commit(s, &r, dir);
 	if (out && ok)
 		*out = r;
 	else
 		rec_free(&r);
 	return ok ? SEAL_OK : SEAL_ERR;
+}
+
+int
+seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n, long long size)
+{
+	if (store_lock(s) < 0)
+		return SEAL_ERR;
+	int rc = seal_locked(s, id, out, recs, n, size);
+	if (store_unlock(s) < 0) {
+		if (out && rc == SEAL_OK)
+			rec_free(out);
+		rc = SEAL_ERR;
+	}
+	return rc;
+}
+
+/* Whether one of the results is still queued (settle_queued's case). */
+static int
+results_queued(const recs_t *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rec_streq(&rs->v[i], "type", "ArchiveResult") && rec_streq(&rs->v[i], "status", "queued"))
+			return 1;
+	return 0;
+}
+
+/*
+ * seal_snapshot_with, with the files built before the lock.  seen is the
+ * record as read without the lock; when it is a first seal that needs no
+ * result settled, the sealed version and its files are made from it now
+ * (where each file is fsync'd, they are fsync'd too, with the directory
+ * and its entry: store_presynced), and under the lock only the record is
+ * checked and committed, if it is still seen, line for line.  Otherwise,
+ * or if it changed meanwhile (abx-ctl, abx-seal by hand), the seal is
+ * made under the lock as seal_snapshot_with makes it, which rewrites the
+ * files (temp + rename).  What the lock is held for is then a lookup, a
+ * row in the site index and the commit: on a network filesystem the
+ * files are dozens of round trips, which no other process of any host
+ * has to wait for any more.
+ */
+int
+seal_snapshot_ahead(store_t *s, const char *id, const rec_t *seen, rec_t *out, const rec_t *recs, size_t n,
+    long long size)
+{
+	char dir[256];
+	recs_t rs = {0};
+	rec_t r = {0};
+	buf_t was = {0};
+	int ahead = recs && seen && rec_streq(seen, "type", "Snapshot") && rec_streq(seen, "id", id) &&
+	            !rec_streq(seen, "status", "paused") && !rec_streq(seen, "status", "sealed") &&
+	            seal_dir_of(seen, dir, sizeof dir) == 0 && fs_exists(s->dfd, dir) == 1;
+	if (ahead) {
+		collect_results(s, seen, recs, n, &rs);
+		ahead = !results_queued(&rs) && !(rec_streq(seen, "status", "queued") && !results_ran(&rs));
+	}
+	if (ahead) {
+		rec_copy(&r, seen);
+		rec_line(seen, &was);
+		seal_fields(s, &r, &rs, dir, size);
+		rec_set_time(&r, "modified_at", clock_now());   /* store_put_as_is keeps it */
+		/* a failure here is not the seal's: it is made again under
+		 * the lock, which reports what fails there */
+		unsigned nerr = s->nerr;
+		int err = s->err;
+		char msg[sizeof s->errmsg];
+		memcpy(msg, s->errmsg, sizeof msg);
+		ahead = write_files(s, &r, dir, &rs) == 0;
+		if (!ahead) {
+			s->nerr = nerr, s->err = err;
+			memcpy(s->errmsg, msg, sizeof msg);
+		}
+		if (ahead && s->perfile && s->durable) {
+			char own[sizeof dir + 2];
+			snprintf(own, sizeof own, "%s/*", dir);
+			if (durable_dir_files(s->dfd, dir) == 0)
+				store_presynced(s, own);
+		}
+	}
+	recs_free(&rs);
+	if (ahead)
+		fault_point("seal-ahead");   /* the files written, not the record */
+	if (store_lock(s) < 0) {
+		rec_free(&r), buf_free(&was);
+		return SEAL_ERR;
+	}
+	int rc;
+	rec_t cur;
+	int same = 0;
+	if (ahead && store_get(s, id, &cur) == 0) {
+		buf_t now = {0};
+		rec_line(&cur, &now);
+		same = now.len == was.len && memcmp(now.p, was.p, now.len) == 0;
+		buf_free(&now);
+		rec_free(&cur);
+	}
+	if (same) {
+		fault_point("seal-locked");
+		store_put_as_is(s, &r);
+		store_barrier(s);   /* the files, where one syncfs covers them */
+		rc = seal_commit(s, &r, dir) ? SEAL_OK : SEAL_ERR;
+	} else {
+		rc = seal_locked(s, id, NULL, recs, n, size);
+	}
+	if (store_unlock(s) < 0)
+		rc = SEAL_ERR;
+	if (out && rc == SEAL_OK && same)
+		*out = r;
+	else
+		rec_free(&r);
+	buf_free(&was);
+	return rc;
 }
 
 typedef struct {

@@ -49,6 +49,12 @@ int seal_snapshot(store_t *s, const char *id, rec_t *out);
  * (size < 0: count it). */
 int seal_snapshot_with(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n,
     long long size);
+/* The same, with its files built before the store lock from seen, the
+ * record as read without it (seal.c: seal_snapshot_ahead), when it is a
+ * first seal and seen is still the record under the lock; else as
+ * seal_snapshot_with.  For abx-tick, of a snapshot its worker ran. */
+int seal_snapshot_ahead(store_t *s, const char *id, const rec_t *seen, rec_t *out, const rec_t *recs,
+    size_t n, long long size);
 int seal_crawl(store_t *s, const char *id, rec_t *out);
 void seal_site_index(store_t *s);
 /* The directory of a snapshot (crawls/C/S) or crawl (crawls/C). */

@@ -229,6 +229,7 @@ store_close(store_t *s)
 		rc = -1;
 	free(s->unsynced);
 	free(s->named);
+	free(s->presynced);
 	index_drop(s);
 	index_chain_forget(s);
 	jfd_close_all(s);

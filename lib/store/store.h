@@ -134,6 +134,8 @@ typedef struct store {
 	char (*named)[256];            /* ... files to fsync before the next line */
 	size_t nnamed;
 	char trees_durable[40];        /* store_trees_durable's id, until the unlock */
+	char (*presynced)[256];        /* store_presynced's paths, until the unlock */
+	size_t npresynced;
 	char (*unsynced)[128];         /* journals written since the last sync */
 	size_t nunsynced;
 	/* the active index, loaded under the lock */
@@ -256,6 +258,27 @@ void store_barrier_path(store_t *s, const char *rel);
  * entry.  An id that is not valid says nothing.
  */
 void store_trees_durable(store_t *s, const char *id);
+/*
+ * Where s->perfile, the fsyncs a commit owes can be paid before the lock,
+ * by the process that wrote the files, so that the lock is not held across
+ * them.  store_presynced() says that rel, in the form a commit names it
+ * (a tree; "DIR/": that directory; "DIR/ *" without the space: its own
+ * files), has been made durable as the commit would (a tree's files and
+ * directories and its entry in its parent; DIR/ *: its files, DIR and its
+ * entry) after its last change, and that nothing in it changes before the
+ * commit: until the next store_unlock or failed store_lock, a commit that
+ * names rel does not sync it again.  Said before store_lock.
+ *
+ * store_presync_result() is that for an ArchiveResult of a hook that has
+ * exited (nothing writes its plugin's directory for it any more): it
+ * fsyncs the plugin's tree crawls/CID/SID/PLUGIN, the snapshot's
+ * directory and the crawl's, as the result's commit would, and says so.
+ * 0 (also where there is nothing to pay: not perfile, or not durable), or
+ * -1 (errno; nothing is said, and the commit syncs them under the lock,
+ * reporting the failure there).
+ */
+void store_presynced(store_t *s, const char *rel);
+int store_presync_result(store_t *s, const char *crawl_id, const char *snap_id, const char *plugin);
 int store_syncfs(store_t *s);                        /* 0 or -1 */
 int store_sync(store_t *s);                          /* 0 or -1 */
 
@@ -295,6 +318,10 @@ int store_snap_was_final(store_t *s, const char *id);
 
 /* Stage a new version (sets modified_at).  Needs the lock. */
 void store_put(store_t *s, rec_t *r);
+/* The same, keeping the modified_at r has: a version made before the lock
+ * (seal_snapshot_ahead), whose files show it, staged once the record is
+ * checked to be the one it was made from. */
+void store_put_as_is(store_t *s, rec_t *r);
 
 /* Journal of a record (by type and crawl_id), into out. */
 int store_journal_of(const rec_t *r, char *out, size_t n);

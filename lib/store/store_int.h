@@ -77,6 +77,11 @@ int snap_loc_get(store_t *s, const char *id, rec_t *out);    /* 0 found, -1 not 
  * the index of expiries (expire.h); the commit calls it before the
  * record's line is written, so a crash leaves an extra line, never a
  * missing one. */
+/* presync.c: forget what store_trees_durable and store_presynced said
+ * (at the unlock, or a failed lock); is rel presynced? */
+void store_tx_forget(store_t *s);
+int store_is_presynced(const store_t *s, const char *rel);
+
 void expire_note(store_t *s, const rec_t *r);
 
 /* storeget.c: the order of the due queue (retry_at, created_at, id) */

@@ -29,6 +29,13 @@
 void
 store_put(store_t *s, rec_t *r)
 {
+	rec_set_time(r, "modified_at", clock_now());
+	store_put_as_is(s, r);
+}
+
+void
+store_put_as_is(store_t *s, rec_t *r)
+{
 	if (!s->locked) {
 		/* a failed store_lock (reported): the transaction fails */
 		if (!store_failed(s))
@@ -44,7 +51,6 @@ store_put(store_t *s, rec_t *r)
 		free(id);
 		return;
 	}
-	rec_set_time(r, "modified_at", clock_now());
 	if (s->npend == s->pendcap) {
 		s->pendcap = s->pendcap ? s->pendcap * 2 : 16;
 		s->pend = xrealloc(s->pend, s->pendcap * sizeof(pending_t));
@@ -229,6 +235,8 @@ name_path(store_t *s, const char *rel)
 	for (size_t i = 0; i < s->nnamed; i++)
 		if (strcmp(s->named[i], rel) == 0)
 			return;
+	if (store_is_presynced(s, rel))
+		return;   /* its writer synced it before the lock (store.h) */
 	s->named = xrealloc(s->named, (s->nnamed + 1) * sizeof *s->named);
 	snprintf(s->named[s->nnamed++], sizeof *s->named, "%s", rel);
 }

@@ -33,14 +33,14 @@ store_lock(store_t *s)
 	s->rollback = 0;
 	if (s->lockfd < 0 && store_lock_open(s) < 0) {
 		s->rollback = 1;
-		s->trees_durable[0] = 0;   /* said of this transaction only */
+		store_tx_forget(s);   /* said of this transaction only */
 		return store_fail(s, EX_CONFIG_, errno, "unable to open %s/locks/store.lock", s->dir);
 	}
 	char name[4200];
 	snprintf(name, sizeof name, "%s/locks/store.lock", s->dir);
 	if (lock_wait(s->lockfd, LOCK_EX, name, 3) < 0) {
 		s->rollback = 1;
-		s->trees_durable[0] = 0;
+		store_tx_forget(s);
 		return store_fail(s, EX_IOERR_, errno, "unable to lock %s", name);
 	}
 	s->locked = 1;
@@ -51,7 +51,7 @@ store_lock(store_t *s)
 	if (catch_up(s) < 0) {
 		flock(s->lockfd, LOCK_UN);
 		s->locked = 0;
-		s->trees_durable[0] = 0;
+		store_tx_forget(s);
 		s->rollback = 1;
 		return -1;
 	}
@@ -136,7 +136,7 @@ store_unlock(store_t *s)
 		index_write_full(s);
 	flock(s->lockfd, LOCK_UN);
 	s->locked = 0;
-	s->trees_durable[0] = 0;
+	store_tx_forget(s);
 	jfd_changed(s);
 	int rb = s->rollback;
 	s->rollback = 0;

@@ -126,7 +126,8 @@ ran(crawlrun_t *cr, worker_t *w, rec_t *r)
 	 * said it was done (exit 0 or 1): the seal need not (store.h) */
 	if (w->first_run)
 		store_trees_durable(s, w->id);
-	int rc = seal_snapshot_with(s, w->id, NULL, w->first_run ? w->recs : NULL, w->nrecs, size);
+	int rc = w->first_run ? seal_snapshot_ahead(s, w->id, r, NULL, w->recs, w->nrecs, size)
+	                      : seal_snapshot_with(s, w->id, NULL, NULL, 0, size);
 	if (rc == SEAL_OK) {
 		t->snapshots++;
 		if (t->verbose)
