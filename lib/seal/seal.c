@@ -92,7 +92,7 @@ write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *result
 	char path[512];
 	const char *sid = strrchr(dir, '/');
 	sid = sid ? sid + 1 : dir;
-	int cdfd = -1;
+	int cdfd = -1, sdfd = -1;
 	store_each(s, "binaries.jsonl", NULL, collect_all, &bins);
 
 	buf_t b = {0};
@@ -119,28 +119,32 @@ write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *result
 	char *cut = strrchr(path, '/');
 	if (cut)
 		*cut = 0;
-	if (fs_mkdirs(s->dfd, dir) < 0 || (cdfd = fs_opendir(s->dfd, cut ? path : ".")) < 0) {
+	if (fs_mkdirs(s->dfd, dir) < 0 || (cdfd = fs_opendir(s->dfd, cut ? path : ".")) < 0 ||
+	    (sdfd = fs_opendir(cdfd, sid)) < 0) {
 		rc = store_fail(s, EX_CANTCREAT_, errno, "unable to create %s/%s", s->dir, dir);
 		goto out;
 	}
-	snprintf(path, sizeof path, "%s/index.jsonl", sid);
-	if (fs_write_new(cdfd, path, b.p, b.len) < 0)
+	snprintf(path, sizeof path, "index.jsonl");
+	if (fs_write_new(sdfd, path, b.p, b.len) < 0)
 		goto fail;
 	buf_reset(&b);
 	snappage_json(&b, snap, rs.v, rs.n, dir);
-	snprintf(path, sizeof path, "%s/index.json", sid);
-	if (fs_write_new(cdfd, path, b.p, b.len) < 0)
+	snprintf(path, sizeof path, "index.json");
+	if (fs_write_new(sdfd, path, b.p, b.len) < 0)
 		goto fail;
 	buf_reset(&b);
+	/* these name the snapshot's directory (its offline copy's links) */
 	snappage_html(&b, snap, rs.v, rs.n, cdfd, sid);
-	snprintf(path, sizeof path, "%s/index.html", sid);
-	if (fs_write_new(cdfd, path, b.p, b.len) < 0)
+	snprintf(path, sizeof path, "index.html");
+	if (fs_write_new(sdfd, path, b.p, b.len) < 0)
 		goto fail;
 	sealtext_write(cdfd, snap, sid, rs.v, rs.n);   /* text.txt, for abx-ls --search */
 	goto out;
 fail:
-	rc = store_fail(s, EX_IOERR_, errno, "unable to write %s/%s/%s", s->dir, dir, strchr(path, '/') + 1);
+	rc = store_fail(s, EX_IOERR_, errno, "unable to write %s/%s/%s", s->dir, dir, path);
 out:
+	if (sdfd >= 0)
+		close(sdfd);
 	if (cdfd >= 0)
 		close(cdfd);
 	buf_free(&b);
