@@ -7,7 +7,8 @@
  * without) unless it is paused (SEAL_PAUSED) or queued with no result that
  * ran (SEAL_UNRUN: sealing it would say it was archived); a result still
  * queued (by abx-ctl retry, not run again) is made skipped with a note,
- * at a reseal too; then its index files are written, each by temp + rename:
+ * at a reseal too; then its index files are written (in place the first
+ * time, by temp + rename when they exist):
  *   index.jsonl  the Snapshot record, then the installed Binary records,
  *                the Process records, then the ArchiveResults in start_ts
  *                order (ArchiveBox's record formats)

@@ -224,6 +224,18 @@ pool_refill(crawlrun_t *cr)
 	return (int)nc - got;
 }
 
+/* Between two ended workers of one reap: the slot (and the host's pacing
+ * slot) the first gave back is filled before the next one's seal, which on
+ * a network filesystem takes a while, rather than after every seal of the
+ * pass.  Started workers join cr->w after the ones not looked at yet; the
+ * reap looks at them too, and finds them running. */
+static void
+refill_between(crawlrun_t *cr)
+{
+	if (!*cr->t->signals && !cr->broken && crawlrun_may_start(cr))
+		pool_refill(cr);
+}
+
 void
 pool_reap(crawlrun_t *cr, int timeout_ms)
 {
@@ -252,12 +264,14 @@ pool_reap(crawlrun_t *cr, int timeout_ms)
 			else
 				worker_serve_stop(&sv);
 			cr->w[i] = cr->w[--cr->nw];
+			refill_between(cr);
 		} else if (waitpid(w->pid, &status, WNOHANG) == w->pid) {
 			worker_read(w);
 			/* what ended prints goes below the display, not into it */
 			progress_clear(cr->t, &cr->drawn);
 			ended(cr, w, status);
 			cr->w[i] = cr->w[--cr->nw];
+			refill_between(cr);
 		} else {
 			i++;
 		}
