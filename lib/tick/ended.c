@@ -122,6 +122,13 @@ ran(crawlrun_t *cr, worker_t *w, rec_t *r)
 	char *url = rec_str(r, "url");
 	worker_report_failures(t, w, url ? url : w->url);
 	free(url);
+	/* the host's slot it gave back, and its outlinks, go to the next
+	 * page before the seal, which on a network filesystem takes longer
+	 * than a page's fetch: the new worker fetches meanwhile (it joins
+	 * cr->w after this one, whose entry stays valid) */
+	cr->refill_at = 0;
+	if (!*t->signals && crawlrun_may_start(cr))
+		pool_refill(cr);
 	/* every result is this worker's, which synced their trees before it
 	 * said it was done (exit 0 or 1): the seal need not (store.h) */
 	if (w->first_run)
