@@ -445,6 +445,8 @@ seal_snapshot_ahead(store_t *s, const char *id, const rec_t *seen, rec_t *out, c
 		store_barrier(s);   /* the files, where one syncfs covers them */
 		rc = seal_commit(s, &r, dir) ? SEAL_OK : SEAL_ERR;
 	} else {
+		/* the files are made again: what was synced is not them */
+		store_presynced_drop(s);
 		rc = seal_locked(s, id, NULL, recs, n, size);
 	}
 	if (store_unlock(s) < 0)

@@ -48,6 +48,12 @@ store_presynced(store_t *s, const char *rel)
 	snprintf(s->presynced[s->npresynced++], sizeof *s->presynced, "%s", rel);
 }
 
+void
+store_presynced_drop(store_t *s)
+{
+	s->npresynced = 0;
+}
+
 int
 store_presync_result(store_t *s, const char *crawl_id, const char *snap_id, const char *plugin)
 {

@@ -278,6 +278,8 @@ void store_trees_durable(store_t *s, const char *id);
  * reporting the failure there).
  */
 void store_presynced(store_t *s, const char *rel);
+/* Take back what store_presynced said (the files are to be made again). */
+void store_presynced_drop(store_t *s);
 int store_presync_result(store_t *s, const char *crawl_id, const char *snap_id, const char *plugin);
 int store_syncfs(store_t *s);                        /* 0 or -1 */
 int store_sync(store_t *s);                          /* 0 or -1 */
