@@ -81,9 +81,10 @@ seal_dir_of(const rec_t *r, char *out, size_t n)
  * each: nothing trusts them before the seal commits), by temp + rename
  * when they exist (a reseal); not synced here: the seal's commit is
  * preceded by a store barrier, or (seal_snapshot_ahead) they are synced
- * before the lock.  Every path is opened below the crawl's directory,
- * opened once: on a network filesystem each component of a path is a
- * round trip.  0, or -1 (s->err set). */
+ * before the lock.  The files are opened below the snapshot's directory,
+ * the hooks' files below the crawl's, each opened once: on a network
+ * filesystem each component of a path is a round trip.  0, or -1 (s->err
+ * set). */
 static int
 write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *results)
 {
