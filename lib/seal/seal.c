@@ -448,10 +448,13 @@ seal_snapshot_ahead(store_t *s, const char *id, const rec_t *seen, rec_t *out, c
 	} else {
 		/* the files are made again: what was synced is not them */
 		store_presynced_drop(s);
-		rc = seal_locked(s, id, NULL, recs, n, size);
+		rc = seal_locked(s, id, out, recs, n, size);
 	}
-	if (store_unlock(s) < 0)
+	if (store_unlock(s) < 0) {
+		if (out && rc == SEAL_OK && !same)
+			rec_free(out);   /* seal_locked's */
 		rc = SEAL_ERR;
+	}
 	if (out && rc == SEAL_OK && same)
 		*out = r;
 	else

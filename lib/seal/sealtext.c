@@ -373,6 +373,10 @@ sealtext_write(int dfd, const rec_t *snap, const char *dir, const rec_t *rs, siz
 		snprintf(path, sizeof path, "%s/%s", dir, SEALTEXT_FILE);
 		if (fs_write_new(dfd, path, out.p, out.len) < 0)
 			warnsys("unable to write %s", path);
+	} else {
+		snprintf(path, sizeof path, "%s/%s", dir, SEALTEXT_FILE);
+		if (fs_rmtree(dfd, path) < 0)
+			warnsys("unable to remove %s", path);
 	}
 	buf_free(&html), buf_free(&out), buf_free(&body);
 	free(title), free(page_title);

@@ -10,12 +10,13 @@
  * <dir>/text.txt: the snapshot's title (its record's, else the page's
  * <title>) on the first line, a blank line, then the page's text
  * (sealtext_html), at most SEALTEXT_MAX_TEXT bytes of it.  A snapshot with
- * neither title nor page gets no file (an older text.txt is left).  The
- * file is a hint, written as the other index files are (fs_write_new: in
- * place the first time, by rename at a reseal): a failure is said on
- * stderr, never the seal's.  Its cost is one pass over at most
- * SEALTEXT_MAX_HTML bytes (about 10 ms for 4 MiB here), under the lock the
- * seal holds.
+ * neither title nor page gets no file, and an older text.txt is removed
+ * (one written before the lock from a version of the record that changed
+ * meanwhile: seal.c, seal_snapshot_ahead).  The file is a hint, written as
+ * the other index files are (fs_write_new: in place the first time, by
+ * rename at a reseal): a failure is said on stderr, never the seal's.
+ * Its cost is one pass over at most SEALTEXT_MAX_HTML bytes (about 10 ms
+ * for 4 MiB here), before or under the lock the seal holds.
  *
  * sealtext_html() appends the text of n bytes of HTML to out, at most max
  * bytes (cut at a character): the contents of script, style, noscript,
