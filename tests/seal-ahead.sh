@@ -18,7 +18,10 @@
 # And a tick killed (SIGKILL, ABX_TEST_FAULT=seal-ahead) after the files
 # are written and before the lock leaves the snapshot unsealed and no lock
 # held; the next tick seals it, its files again matching the journal.  The
-# same crawl with the default durability seals alike.
+# same crawl with the default durability seals alike.  And when the record
+# changed between the read and the lock, the files the fallback makes again
+# (temp + rename) are fsync'd after they are made, though the ones written
+# ahead were fsync'd and said so (tests/unit/sealahead.t fallback-durable).
 # (awk programs are given in single quotes: their $ are awk's)
 # shellcheck disable=SC2016
 # shellcheck source-path=SCRIPTDIR source=lib/tap.sh
@@ -32,7 +35,7 @@ if ! strace -f -qq -o /dev/null true 2>/dev/null; then
 	echo "1..0 # SKIP strace cannot trace here (ptrace not permitted)"
 	exit 0
 fi
-plan 36
+plan 39
 # LeakSanitizer cannot run under ptrace (the ASan build of make check)
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 export ASAN_OPTIONS
@@ -188,5 +191,26 @@ abx-add -d "$D" --plugins dom "$BASE/site/" >/dev/null
 snap_of "$D"
 expect_exit 0 "abx-tick crawls the page (default durability)" abx-tick -d "$D"
 same_line "$D" "default"
+
+# ---- 4. a fallback's files are fsync'd again (perfile)
+ut=$BIN/../tests/unit/sealahead.t
+if [ -x "$ut" ]; then
+	strace -f -y -qq -o "$T/fb.trace" -e trace=fsync,fdatasync,rename,renameat,renameat2 "$ut" fallback-durable \
+		>"$T/fb.out" 2>"$T/fb.err"
+	is "$?" 0 "the unit program's fallback seals (SEAL_OK)"
+	sd=$(cat "$T/fb.out")
+	case $sd in /tmp/abx-sealahead-test.*/crawls/*/*) rmdir_top=${sd%/crawls/*} ;; *) rmdir_top= ;; esac
+	# the line of the last rename onto index.json, and of the last fsync of it
+	last() { awk -v pat="$1" '$0 ~ pat { n = NR } END { print n + 0 }' "$T/fb.trace"; }
+	rn=$(last 'rename.*"index\.json"')
+	fs=$(last '^[0-9]+ +f(data)?sync\([0-9]+<[^>]*/index\.json>')
+	ok "the fallback rewrote index.json by rename (line $rn)" test "$rn" -gt 0
+	ok "and fsynced it after that rename (line $fs)" test "$fs" -gt "$rn"
+	[ -n "$rmdir_top" ] && rm -rf "$rmdir_top"
+else
+	pass "# SKIP $ut is not built"
+	pass "# SKIP $ut is not built"
+	pass "# SKIP $ut is not built"
+fi
 
 done_testing
