@@ -114,7 +114,7 @@ RD=$(cd "$D" && pwd -P)
 SD=$RD/crawls/$C/$S
 CJ=$RD/crawls/$C/snapshots.jsonl
 strace -f -y -tt -qq -s 65536 -o "$T/tick.trace" \
-	-e trace=fsync,fdatasync,flock,open,openat,creat,write,writev,pwrite64 \
+	-e trace=fsync,fdatasync,flock,open,openat,openat2,creat,write,writev,pwrite64 \
 	abx-tick -d "$D" >"$T/tick.out" 2>"$T/tick.err"
 rc=$?
 is "$rc" 0 "abx-tick crawls the page (perfile, under strace)"
@@ -136,10 +136,10 @@ for f in $FILES; do
 	n=$(at "$TICK" '$3 ~ /^(fsync|fdatasync)\(/ && index($0, sd "/'"$f"'>")' "$TR" | awk -v k="$K" \
 		'$1 < k' | wc -l | tr -d ' ')
 	ok "the tick fsyncs $f before that lock ($n)" test "$n" -ge 1
-	n=$(at "$TICK" '$3 ~ /^(open|openat|creat)\(/ && $0 ~ /= [0-9]+<[^>]*\/\.?'"$pat"'(\.tmp\.[0-9]+)?>$/ &&
+	n=$(at "$TICK" '$3 ~ /^(open|openat|openat2|creat)\(/ && $0 ~ /= [0-9]+<[^>]*\/\.?'"$pat"'(\.tmp\.[0-9]+)?>$/ &&
 		index($0, sd "/")' "$TR" | awk -v k="$K" -v u="$U" '$1 > k && $1 < u' | wc -l | tr -d ' ')
 	is "$n" 0 "and opens no $f while it holds it"
-	[ "$(at "$TICK" '$3 ~ /^(open|openat|creat)\(/ && $0 ~ /= [0-9]+<[^>]*\/\.?'"$pat"'(\.tmp\.[0-9]+)?>$/ &&
+	[ "$(at "$TICK" '$3 ~ /^(open|openat|openat2|creat)\(/ && $0 ~ /= [0-9]+<[^>]*\/\.?'"$pat"'(\.tmp\.[0-9]+)?>$/ &&
 		index($0, sd "/")' "$TR" | wc -l)" -ge 1 ] || opened="$opened $f"
 done
 is "${opened:-}" "" "(the tick's opens of those files are seen in the trace at all)"
