@@ -9,7 +9,9 @@
 # ArchiveResult line), never by name:
 #   - the tick fsyncs the snapshot's index.json, index.jsonl, index.html and
 #     text.txt before the flock(LOCK_EX) of locks/store.lock under which it
-#     writes the sealed line, and opens none of them while that lock is held;
+#     writes the sealed line, through the descriptor that wrote it (each
+#     is opened once before the lock), and opens none of them while that
+#     lock is held;
 #   - the worker fsyncs its hook's output before the flock under which it
 #     writes its ArchiveResult line, and the output is fsync'd once in all;
 #   - the sealed line of the journal is, field for field, the first line of
@@ -35,7 +37,7 @@ if ! strace -f -qq -o /dev/null true 2>/dev/null; then
 	echo "1..0 # SKIP strace cannot trace here (ptrace not permitted)"
 	exit 0
 fi
-plan 39
+plan 43
 # LeakSanitizer cannot run under ptrace (the ASan build of make check)
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 export ASAN_OPTIONS
@@ -136,6 +138,9 @@ for f in $FILES; do
 	n=$(at "$TICK" '$3 ~ /^(fsync|fdatasync)\(/ && index($0, sd "/'"$f"'>")' "$TR" | awk -v k="$K" \
 		'$1 < k' | wc -l | tr -d ' ')
 	ok "the tick fsyncs $f before that lock ($n)" test "$n" -ge 1
+	n=$(at "$TICK" '$3 ~ /^(open|openat|openat2|creat)\(/ && $0 ~ /= [0-9]+<[^>]*\/'"$pat"'>$/ &&
+		index($0, sd "/")' "$TR" | awk -v k="$K" '$1 < k' | wc -l | tr -d ' ')
+	is "$n" 1 "through the descriptor that wrote it: $f is opened once before the lock"
 	n=$(at "$TICK" '$3 ~ /^(open|openat|openat2|creat)\(/ && $0 ~ /= [0-9]+<[^>]*\/\.?'"$pat"'(\.tmp\.[0-9]+)?>$/ &&
 		index($0, sd "/")' "$TR" | awk -v k="$K" -v u="$U" '$1 > k && $1 < u' | wc -l | tr -d ' ')
 	is "$n" 0 "and opens no $f while it holds it"

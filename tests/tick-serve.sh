@@ -4,7 +4,8 @@
 # results as one-shot workers (WORKER_MAX_SNAPSHOTS=0), while starting
 # about two abx-hook processes, not one a page; WORKER_MAX_SNAPSHOTS=3
 # replaces them every 3 snapshots; a bad request to abx-hook --serve gets
-# an end line and no run.
+# an end line and no run; a snapshot it ran gets an end line that says the
+# bytes under its directory (the size the tick counts and seals).
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/httpd.sh"
 . "$(dirname "$0")/lib/tick-lib.sh"
@@ -87,5 +88,42 @@ is "$?" 0 "abx-hook --serve exits 0 at end of file"
 is "$(jq -c '[.type, .exit]' "$T/py.out" | tr '\n' ' ')" '["PhaseEnd",65] ["PhaseEnd",75] ' \
 	"a bad request ends 65, a snapshot without its lease 75, each with a PhaseEnd line"
 like "$(cat "$T/py.err")" "not a lock on locks/$S" "the missing lease is named"
+
+# a snapshot it ran (0 or 1): its PhaseEnd says the bytes under its
+# directory ("size"), which the tick counts and seals instead of walking it
+abx-add -d "$T/sz" --plugins title,ppid "$BASE/site/" >/dev/null
+S=$(abx-ls -d "$T/sz" -k snapshot --jsonl | jq -r .id)
+SD=$(snapdir "$T/sz" "$S")
+ABX_TEST_PPIDS=$T/sz.pp python3 - "$(command -v abx-hook)" "$T/sz" "$S" "$SD" >"$T/sz.out" 2>"$T/sz.err" <<'PY'
+import fcntl, os, socket, subprocess, sys, json
+hook, d, sid, sd = sys.argv[1:5]
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+p = subprocess.Popen([hook, "-d", d, "--serve"], stdin=b, stdout=subprocess.PIPE)
+b.close()
+os.makedirs(os.path.join(d, "locks"), exist_ok=True)
+lease = os.open(os.path.join(d, "locks", sid), os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.flock(lease, fcntl.LOCK_EX)
+socket.send_fds(a, [("%s\t\t0\t" % sid).encode()], [lease])
+end = None
+for line in p.stdout:
+    r = json.loads(line)
+    if r.get("type") == "PhaseEnd":
+        end = r
+        break
+a.close()
+p.wait()
+walked = 0
+for root, dirs, files in os.walk(sd):
+    for f in files:
+        st = os.lstat(os.path.join(root, f))
+        if (st.st_mode & 0o170000) == 0o100000:
+            walked += st.st_size
+print(json.dumps({"exit": end and end.get("exit"), "size": end and end.get("size"), "walked": walked}))
+PY
+is "$?" 0 "abx-hook --serve runs a snapshot given with its lease"
+is "$(jq -r .exit "$T/sz.out")" 0 "its PhaseEnd says exit 0"
+ok "and a size above 0 ($(jq -r .size "$T/sz.out"))" test "$(jq -r .size "$T/sz.out")" -gt 0
+is "$(jq -r .size "$T/sz.out")" "$(jq -r .walked "$T/sz.out")" \
+	"the bytes of the regular files under its directory when it ended"
 
 done_testing

@@ -176,6 +176,12 @@ write_all(int fd, const void *data, size_t n)
 int
 fs_write_new(int dfd, const char *rel, const void *data, size_t n)
 {
+	return fs_write_new_sync(dfd, rel, data, n, 0);
+}
+
+int
+fs_write_new_sync(int dfd, const char *rel, const void *data, size_t n, int sync)
+{
 	char tmp[4096];
 	const char *base;
 	int pfd = walk_parent(dfd, rel, tmp, sizeof tmp, &base);
@@ -184,10 +190,10 @@ fs_write_new(int dfd, const char *rel, const void *data, size_t n)
 	int fd = openat(pfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0 && errno == EEXIST) {
 		close(pfd);
-		return fs_replace(dfd, rel, data, n, 0);
+		return fs_replace(dfd, rel, data, n, sync);
 	}
 	int rc = 0;
-	if (fd < 0 || write_all(fd, data, n) < 0)
+	if (fd < 0 || write_all(fd, data, n) < 0 || (sync && fsync(fd) < 0))
 		rc = -1;
 	int e = errno;
 	if (fd >= 0 && close(fd) < 0 && rc == 0)

@@ -28,6 +28,10 @@ int fs_replace(int dfd, const char *rel, const void *data, size_t n, int durable
  * files nothing trusts before a later commit names them: a snapshot's
  * index files written before its seal commits. */
 int fs_write_new(int dfd, const char *rel, const void *data, size_t n);
+/* The same, and with sync set, the file is fsync'd through the descriptor
+ * that wrote it, before its close (a replacement: fs_replace durable, which
+ * syncs the directory too); the caller syncs the directory of a new one. */
+int fs_write_new_sync(int dfd, const char *rel, const void *data, size_t n, int sync);
 int fs_read_fd(int fd, buf_t *out);                              /* whole file */
 int fs_read(int dfd, const char *rel, buf_t *out);
 int fs_rmtree(int dfd, const char *rel);                         /* rm -rf, no follow */

@@ -10,11 +10,13 @@
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "base/hookrun.h"
+#include "base/fs.h"
 #include "base/ids.h"
 #include "ctl/hookserve.h"
 #include "ctl/pluginsarg.h"
 #include "hook/phase.h"
 #include "hook/plugin.h"
+#include "seal/seal.h"
 #include "store/lease.h"
 #include "store/store.h"
 #include "tick/settings.h"
@@ -65,11 +67,31 @@ fields(char *msg, char **f, int want)
 	return 0;
 }
 
-/* Run one request: what `abx-hook ID` does; its exit status. */
+/* The bytes under the snapshot's directory once its phase ran (0 or 1):
+ * what the tick counts against CRAWL_MAX_SIZE and the seal records, walked
+ * here, in the worker, rather than in the tick, which serves every
+ * worker's snapshots one after another; -1 if unknown. */
+static long long
+phase_size(store_t *s, const char *id)
+{
+	rec_t r;
+	char dir[256];
+	long long size = -1;
+	if (store_get(s, id, &r) < 0)
+		return -1;
+	if (seal_dir_of(&r, dir, sizeof dir) == 0)
+		size = fs_du(s->dfd, dir);
+	rec_free(&r);
+	return size;
+}
+
+/* Run one request: what `abx-hook ID` does; its exit status, and in *size
+ * the bytes phase_size found (-1 if not walked). */
 static int
 serve_one(const char *dir, char *msg, int fd, FILE *out, const sigset_t *waitmask, volatile sig_atomic_t *stop,
-    int reap_orphans, char *idout)
+    int reap_orphans, char *idout, long long *size)
 {
+	*size = -1;
 	char *f[4];
 	if (fields(msg, f, 4) < 0) {
 		warnx_("a request that is not ID, PLUGINS, BUDGET and HINT separated by tabs: %.80s", msg);
@@ -113,6 +135,8 @@ serve_one(const char *dir, char *msg, int fd, FILE *out, const sigset_t *waitmas
 			.out = out, .waitmask = waitmask, .stop = stop, .size_budget = budget,
 		};
 		rc = phase_run(&s, &o);
+		if ((rc == 0 || rc == 1) && !*stop)
+			*size = phase_size(&s, f[0]);
 	}
 	buf_free(&why);
 	name_list_free(names);
@@ -157,10 +181,15 @@ hook_serve(const char *dir, int in, FILE *out, const sigset_t *waitmask, volatil
 			break;
 		}
 		char id[ID_LEN + 1] = "";
-		int code = serve_one(dir, msg, fd, out, waitmask, stop, reap_orphans, id);
+		long long size;
+		int code = serve_one(dir, msg, fd, out, waitmask, stop, reap_orphans, id, &size);
 		if (fd >= 0)
 			close(fd);
-		fprintf(out, "{\"type\":\"PhaseEnd\",\"id\":\"%s\",\"exit\":%d}\n", id, code);
+		if (size >= 0)
+			fprintf(out, "{\"type\":\"PhaseEnd\",\"id\":\"%s\",\"exit\":%d,\"size\":%lld}\n", id, code,
+			    size);
+		else
+			fprintf(out, "{\"type\":\"PhaseEnd\",\"id\":\"%s\",\"exit\":%d}\n", id, code);
 		if (fflush(out) == EOF) {
 			rc = EX_IOERR_;
 			break;

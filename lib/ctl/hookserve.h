@@ -14,8 +14,12 @@
  * the settings checked, the lease checked (lease_held: 75 if it is not a
  * lock on locks/ID), phase_run, the store closed; its records on out,
  * then one end line
- *     {"type":"PhaseEnd","id":"ID","exit":N}
- * where N is the exit status `abx-hook ID` would have had.  The lease
+ *     {"type":"PhaseEnd","id":"ID","exit":N,"size":BYTES}
+ * where N is the exit status `abx-hook ID` would have had, and BYTES, when
+ * N is 0 or 1, the bytes of the regular files under the snapshot's
+ * directory then (fs_du: what the tick counts against CRAWL_MAX_SIZE and
+ * its seal records, walked by the worker so that the tick, which serves
+ * every worker in turn, need not; left out when it was not walked).  The lease
  * descriptor is closed, never unlocked (the lock is the tick's too).
  *
  * Its hooks get $ABX_WORKER, "PID.STARTTIME" of this process (its

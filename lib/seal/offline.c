@@ -390,7 +390,7 @@ rewrite(buf_t *out, const char *p, size_t n, const ctx_t *c)
 /* ------------------------------------------------------------ one page */
 
 int
-offline_page(int dfd, const char *dir, const char *src, const char *url, const offmap_t *map)
+offline_page(int dfd, const char *dir, const char *src, const char *url, const offmap_t *map, int sync)
 {
 	char path[4096], dst[4096];
 	const char *self = strrchr(dir, '/');
@@ -418,7 +418,7 @@ offline_page(int dfd, const char *dir, const char *src, const char *url, const o
 			buf_adds(&c.up, "../");
 		rewrite(&out, in.p, in.len, &c);
 		buf_free(&c.up);
-		rc = fs_write_new(dfd, dst, out.p, out.len) < 0 ? -1 : 0;
+		rc = fs_write_new_sync(dfd, dst, out.p, out.len, sync) < 0 ? -1 : 0;
 		e = errno;
 	}
 	buf_free(&in), buf_free(&out);
@@ -517,7 +517,7 @@ offline_crawl(store_t *s, const char *cid)
 	for (size_t i = 0; i < c.n; i++) {
 		char dir[ID_LEN * 2 + 16];
 		snprintf(dir, sizeof dir, "crawls/%s/%s", cid, c.v[i].id);
-		int w = c.v[i].src ? offline_page(s->dfd, dir, c.v[i].src, c.v[i].url, &m) : 1;
+		int w = c.v[i].src ? offline_page(s->dfd, dir, c.v[i].src, c.v[i].url, &m, 0) : 1;
 		if (w < 0 && errno != ENOENT)
 			warnx_("unable to write %s/%s/offline.html: %s", s->dir, dir, strerror(errno));
 		/* the new name durable before the tool says done, as the

@@ -16,8 +16,9 @@
  * a relative path without "." or ".." segments, ending in .html or .htm),
  * malloc'd; NULL if there is none.
  *
- * offline_page(dfd, dir, src, url, map) writes DIR/offline.html (by
- * fs_write_new: in place the first time, else temp + rename; not synced:
+ * offline_page(dfd, dir, src, url, map, sync) writes DIR/offline.html (by
+ * fs_write_new: in place the first time, else temp + rename; not synced
+ * unless sync is set, then fsync'd through the descriptor that wrote it:
  * a hint, written again at every seal) from DIR/SRC, the page of URL, when
  * its first bytes are markup (viewtype_bytes) and it is at most
  * OFFLINE_MAX bytes.  The copy is the page's bytes with:
@@ -68,7 +69,7 @@
 typedef struct offmap offmap_t;
 
 char *offline_source(const rec_t *v, size_t n);
-int offline_page(int dfd, const char *dir, const char *src, const char *url, const offmap_t *map);
+int offline_page(int dfd, const char *dir, const char *src, const char *url, const offmap_t *map, int sync);
 void offline_crawl(store_t *s, const char *cid);
 
 #endif

@@ -79,15 +79,19 @@ seal_dir_of(const rec_t *r, char *out, size_t n)
 
 /* The snapshot's index files: written in place the first time (one inode
  * each: nothing trusts them before the seal commits), by temp + rename
- * when they exist (a reseal); not synced here: the seal's commit is
- * preceded by a store barrier, or (seal_snapshot_ahead) they are synced
- * before the lock.  The files are opened below the snapshot's directory,
- * the hooks' files below the crawl's, each opened once: on a network
- * filesystem each component of a path is a round trip.  0, or -1 (s->err
+ * when they exist (a reseal); not synced here unless synced is given: the
+ * seal's commit is preceded by a store barrier.  With synced
+ * (seal_snapshot_ahead, per-file durability), each file is fsync'd through
+ * the descriptor that wrote it, then the snapshot's directory and the
+ * crawl's (its entry), and *synced is set to 1 only if every one of them
+ * was.  The files are opened below the snapshot's directory, the hooks'
+ * files below the crawl's, each opened once: on a network filesystem each
+ * component of a path, and each open, is a round trip.  0, or -1 (s->err
  * set). */
 static int
-write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *results)
+write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *results, int *synced)
 {
+	int sync = synced != NULL, fail = 0;
 	recs_t bins = {0};
 	const recs_t rs = *results;
 	char path[512];
@@ -126,20 +130,23 @@ write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *result
 		goto out;
 	}
 	snprintf(path, sizeof path, "index.jsonl");
-	if (fs_write_new(sdfd, path, b.p, b.len) < 0)
+	if (fs_write_new_sync(sdfd, path, b.p, b.len, sync) < 0)
 		goto fail;
 	buf_reset(&b);
 	snappage_json(&b, snap, rs.v, rs.n, dir);
 	snprintf(path, sizeof path, "index.json");
-	if (fs_write_new(sdfd, path, b.p, b.len) < 0)
+	if (fs_write_new_sync(sdfd, path, b.p, b.len, sync) < 0)
 		goto fail;
 	buf_reset(&b);
 	/* these name the snapshot's directory (its offline copy's links) */
-	snappage_html(&b, snap, rs.v, rs.n, cdfd, sid);
+	fail |= snappage_html(&b, snap, rs.v, rs.n, cdfd, sid, sync) < 0;
 	snprintf(path, sizeof path, "index.html");
-	if (fs_write_new(sdfd, path, b.p, b.len) < 0)
+	if (fs_write_new_sync(sdfd, path, b.p, b.len, sync) < 0)
 		goto fail;
-	sealtext_write(cdfd, snap, sid, rs.v, rs.n);   /* text.txt, for abx-ls --search */
+	/* text.txt, for abx-ls --search */
+	fail |= sealtext_write(cdfd, snap, sid, rs.v, rs.n, sync) < 0;
+	if (sync && !fail && fsync(sdfd) == 0 && fsync(cdfd) == 0)
+		*synced = 1;
 	goto out;
 fail:
 	rc = store_fail(s, EX_IOERR_, errno, "unable to write %s/%s/%s", s->dir, dir, path);
@@ -332,7 +339,7 @@ seal_locked(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n,
 		seal_fields(s, &r, &rs, dir, size);
 		store_put(s, &r);   /* staged: sets modified_at, which the files show */
 	}
-	int ok = write_files(s, &r, dir, &rs) == 0;
+	int ok = write_files(s, &r, dir, &rs, NULL) == 0;
 	recs_free(&rs);
 	if (ok)
 		store_barrier(s);   /* a reseal's files too: durable at the next sync */
@@ -411,16 +418,17 @@ seal_snapshot_ahead(store_t *s, const char *id, const rec_t *seen, rec_t *out, c
 		int err = s->err;
 		char msg[sizeof s->errmsg];
 		memcpy(msg, s->errmsg, sizeof msg);
-		ahead = write_files(s, &r, dir, &rs) == 0;
+		int per = s->perfile && s->durable, synced = 0;
+		ahead = write_files(s, &r, dir, &rs, per ? &synced : NULL) == 0;
 		if (!ahead) {
 			s->nerr = nerr, s->err = err;
 			memcpy(s->errmsg, msg, sizeof msg);
 		}
-		if (ahead && s->perfile && s->durable) {
+		if (ahead && synced) {
+			/* each file as written, the directory and its entry */
 			char own[sizeof dir + 2];
 			snprintf(own, sizeof own, "%s/*", dir);
-			if (durable_dir_files(s->dfd, dir) == 0)
-				store_presynced(s, own);
+			store_presynced(s, own);
 		}
 	}
 	recs_free(&rs);

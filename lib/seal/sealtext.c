@@ -347,10 +347,11 @@ read_some(int dfd, const char *rel, buf_t *b, size_t max)
 	return 0;
 }
 
-void
-sealtext_write(int dfd, const rec_t *snap, const char *dir, const rec_t *rs, size_t n)
+int
+sealtext_write(int dfd, const rec_t *snap, const char *dir, const rec_t *rs, size_t n, int sync)
 {
 	char path[600];
+	int rc = 0;
 	buf_t html = {0}, out = {0};
 	char *page_title = NULL, *title = rec_str(snap, "title");
 	int have = page_path(dir, rs, n, path, sizeof path) == 0 && read_some(dfd, path, &html, SEALTEXT_MAX_HTML) == 0;
@@ -371,13 +372,18 @@ sealtext_write(int dfd, const rec_t *snap, const char *dir, const rec_t *rs, siz
 		buf_add(&out, body.p ? body.p : "", body.len);
 		buf_addc(&out, '\n');
 		snprintf(path, sizeof path, "%s/%s", dir, SEALTEXT_FILE);
-		if (fs_write_new(dfd, path, out.p, out.len) < 0)
+		if (fs_write_new_sync(dfd, path, out.p, out.len, sync) < 0) {
 			warnsys("unable to write %s", path);
+			rc = -1;
+		}
 	} else {
 		snprintf(path, sizeof path, "%s/%s", dir, SEALTEXT_FILE);
-		if (fs_rmtree(dfd, path) < 0)
+		if (fs_rmtree(dfd, path) < 0) {
 			warnsys("unable to remove %s", path);
+			rc = -1;
+		}
 	}
 	buf_free(&html), buf_free(&out), buf_free(&body);
 	free(title), free(page_title);
+	return rc;
 }

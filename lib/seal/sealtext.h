@@ -14,7 +14,8 @@
  * (one written before the lock from a version of the record that changed
  * meanwhile: seal.c, seal_snapshot_ahead).  The file is a hint, written as
  * the other index files are (fs_write_new: in place the first time, by
- * rename at a reseal): a failure is said on stderr, never the seal's.
+ * rename at a reseal; with sync, fsync'd as written, fs_write_new_sync):
+ * a failure is said on stderr, never the seal's (-1 is returned; else 0).
  * Its cost is one pass over at most SEALTEXT_MAX_HTML bytes (about 10 ms
  * for 4 MiB here), before or under the lock the seal holds.
  *
@@ -41,7 +42,7 @@
 #define SEALTEXT_MAX_TEXT (1 << 20)
 #define SEALTEXT_FILE "text.txt"
 
-void sealtext_write(int dfd, const rec_t *snap, const char *dir, const rec_t *rs, size_t n);
+int sealtext_write(int dfd, const rec_t *snap, const char *dir, const rec_t *rs, size_t n, int sync);
 void sealtext_html(const char *html, size_t n, buf_t *out, size_t max, char **title);
 
 #endif

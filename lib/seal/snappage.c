@@ -88,6 +88,8 @@ typedef struct {
 	const char *dir;     /* the snapshot's, below dfd */
 	char *page_ctype;    /* of wget's page, or NULL */
 	int nview;           /* viewer links so far */
+	int sync;            /* the offline copy fsync'd as written */
+	int failed;          /* ... and that failed */
 } links_t;
 
 static void
@@ -167,7 +169,10 @@ static void
 offline_link(buf_t *b, links_t *l, const rec_t *snap, const rec_t *v, size_t n)
 {
 	char *src = offline_source(v, n), *url = rec_str(snap, "url");
-	if (src && offline_page(l->dfd, l->dir, src, url, NULL) == 0) {
+	int w = src ? offline_page(l->dfd, l->dir, src, url, NULL, l->sync) : 1;
+	if (w < 0)
+		l->failed = 1;
+	if (w == 0) {
 		++l->nview;
 		buf_addf(b, "<p class=\"open\"><a href=\"?view=%d\" data-view=\"%d\" data-src=\"offline.html\" "
 		            "data-offline=\"offline.html\">Open the archived page</a> <span class=\"meta\">(wget's "
@@ -177,10 +182,10 @@ offline_link(buf_t *b, links_t *l, const rec_t *snap, const rec_t *v, size_t n)
 	free(src), free(url);
 }
 
-void
-snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int dfd, const char *dir)
+int
+snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int dfd, const char *dir, int sync)
 {
-	links_t l = {dfd, dir, page_ctype(dfd, dir), 0};
+	links_t l = {dfd, dir, page_ctype(dfd, dir), 0, sync, 0};
 	char shot[4096];
 	snprintf(shot, sizeof shot, "%s/screenshot/screenshot.png", dir);
 	char *title = rec_str(snap, "title"), *url = rec_str(snap, "url"), *st = rec_str(snap, "status");
@@ -249,6 +254,7 @@ snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int dfd, co
 		buf_adds(b, viewer_js);
 	buf_adds(b, "</body></html>\n");
 	free(title), free(url), free(st), free(tags), free(ts), free(l.page_ctype);
+	return l.failed ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ JSON */

@@ -20,7 +20,9 @@
  * Each listed file is opened (no symlink followed) and up to 4 KiB read.
  * When wget saved the page, the page's offline copy is written now
  * (offline_page, offline.h: DIR/offline.html, without links to the crawl's
- * other pages, which its crawl's seal adds) and linked first, "Open the
+ * other pages, which its crawl's seal adds; fsync'd as written when sync
+ * is set, and then -1 is returned if it could not be written: else 0) and
+ * linked first, "Open the
  * archived page", through the viewer; from a file: URL the viewer opens
  * the copy itself (snappage.c says why that is safe).  The header says
  * "incomplete" with the number of page requisites the results say are
@@ -43,7 +45,7 @@
 #include "base/buf.h"
 #include "store/record.h"
 
-void snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int dfd, const char *dir);
+int snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int dfd, const char *dir, int sync);
 void snappage_json(buf_t *b, const rec_t *snap, const rec_t *rv, size_t rn, const char *dir);
 long snappage_missing(const rec_t *v, size_t n);
 void snappage_mark(rec_t *snap, const rec_t *v, size_t n);

@@ -110,7 +110,8 @@ ran(crawlrun_t *cr, worker_t *w, rec_t *r)
 	 * seal, which on a network filesystem takes a while that another
 	 * tick may use for the host */
 	pace_release(cr, w);
-	long long size = fs_du(s->dfd, dir);   /* counted once: limit and seal */
+	/* counted once: limit and seal (a serving worker walked it) */
+	long long size = w->size >= 0 ? w->size : fs_du(s->dfd, dir);
 	limits_count(cr, size);
 	found_outlinks(cr, w, r);
 	if (cr->broken) {

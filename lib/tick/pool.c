@@ -145,6 +145,7 @@ start(crawlrun_t *cr, rec_t *r, int fd, pick_t *pk, size_t npk)
 	const char *hr = rec_raw(r, "has_results");
 	w->first_run = !(hr && strcmp(hr, "true") == 0);
 	w->lease_fd = fd;
+	w->size = -1;
 	w->started = clock_mono();
 	if (cr->max_served > 0)
 		w->pid = serve(cr, w, plugins, fd);

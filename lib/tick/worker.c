@@ -267,6 +267,7 @@ worker_read(worker_t *w)
 		if (w->serving && rec_streq(&r, "type", "PhaseEnd")) {
 			/* the snapshot's end: nothing of it follows */
 			w->exit_code = (int)rec_int(&r, "exit", EX_SOFT_);
+			w->size = rec_int(&r, "size", -1);
 			w->done = 1;
 			rec_free(&r);
 			q = nl + 1;

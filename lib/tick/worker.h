@@ -53,6 +53,7 @@ typedef struct {
 	int serving;             /* a serving worker runs it (sock, served) */
 	int sock, served;
 	int done, exit_code;     /* its PhaseEnd line was read, and its status */
+	long long size;          /* its PhaseEnd's "size", or -1 */
 } worker_t;
 
 /* A serving worker between snapshots. */
