@@ -121,13 +121,23 @@ fs_mkdirs(int dfd, const char *rel)
 			return 0;
 		}
 	}
+	int fd = fs_mkdirs_open(dfd, rel);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+int
+fs_mkdirs_open(int dfd, const char *rel)
+{
 	char tmp[4096];
 	if (strlen(rel) >= sizeof tmp) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	strcpy(tmp, rel);
-	int fd = dup(dfd);
+	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
 	char *save = NULL;
@@ -152,8 +162,7 @@ fs_mkdirs(int dfd, const char *rel)
 		}
 		fd = nfd;
 	}
-	close(fd);
-	return 0;
+	return fd;
 }
 
 static int

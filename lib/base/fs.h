@@ -22,6 +22,12 @@
 int fs_open(int dfd, const char *rel, int flags, mode_t mode);  /* -1, errno */
 int fs_opendir(int dfd, const char *rel);                        /* O_DIRECTORY */
 int fs_mkdirs(int dfd, const char *rel);                         /* mkdir -p */
+/* mkdir -p without first looking for rel whole, and the last directory's
+ * fd (O_DIRECTORY, close-on-exec), opened by the walk itself: each
+ * component made if absent and opened without following a symlink, ".."
+ * refused.  For a caller that just found rel missing: on a network
+ * filesystem each component of a path opened again is a round trip. */
+int fs_mkdirs_open(int dfd, const char *rel);
 int fs_replace(int dfd, const char *rel, const void *data, size_t n, int durable);
 /* Write a file that does not exist yet in place, in one go (no temporary
  * file, no rename: one inode); if it exists, fs_replace (not synced).  For

@@ -92,8 +92,8 @@ heartbeat_start(heartbeat_t *hb, int dfd, const char *crawl_rel, const char *cra
 		return -1;
 	}
 	hb->dirfd = fs_opendir(dfd, crawl_rel);
-	if (hb->dirfd < 0 && errno == ENOENT && fs_mkdirs(dfd, crawl_rel) == 0)
-		hb->dirfd = fs_opendir(dfd, crawl_rel);
+	if (hb->dirfd < 0 && errno == ENOENT)
+		hb->dirfd = fs_mkdirs_open(dfd, crawl_rel);
 	if (hb->dirfd < 0 || beat(hb) < 0) {
 		warnsys("crawl %s: unable to write %s/%s; other crawls may take it for dead", crawl_id,
 		    crawl_rel, HEARTBEAT_FILE);

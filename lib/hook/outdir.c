@@ -37,8 +37,8 @@ int
 outdir_open(int dfd, const char *dir, const char *rel)
 {
 	int fd = fs_opendir(dfd, rel);
-	if (fd < 0 && errno == ENOENT && fs_mkdirs(dfd, rel) == 0)
-		fd = fs_opendir(dfd, rel);
+	if (fd < 0 && errno == ENOENT)
+		fd = fs_mkdirs_open(dfd, rel);   /* the walk's last fd: not opened again */
 	if (fd < 0) {
 		errno = refuse(dfd, dir, rel, errno);
 		return -1;

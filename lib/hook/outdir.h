@@ -2,9 +2,10 @@
  * outdir.h — a hook's output directory, <item dir>/<plugin>/, opened to be
  * the hook's cwd.
  *
- * outdir_open(DFD, DIR, REL): REL under the data directory DIR (open as
- * DFD) is made if absent (under the process's umask: storeperm.h) and
- * opened without following a symlink on the way (fs.h).  What is there
+ * outdir_open(DFD, DIR, REL): REL under the directory DIR (open as DFD:
+ * the data directory, or an item's directory below it) is made if absent
+ * (under the process's umask: storeperm.h) and opened without following a
+ * symlink on the way (fs.h), the walk that makes it giving the fd.  What is there
  * already must be a directory owned by this user: a symlink planted in
  * its place (by another hook, by another user) would make every hook of
  * the plugin write where it points, and another user's directory is not

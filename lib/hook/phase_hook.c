@@ -51,7 +51,19 @@ run_prepare(phase_t *ph, run_t *r, const char *rel)
 	r->cwdfd = r->outfd = r->errfd = -1;
 	r->rel = xstrdup(rel);
 	r->pwd = xasprintf("%s/%s", ph->data_abs, rel);
-	r->cwdfd = outdir_open(ph->s->dfd, ph->s->dir, rel);   /* a symlink refused (outdir.h) */
+	/* a symlink refused (outdir.h); a plugin's directory is opened below
+	 * the item's, which the run holds open (runmark.h): one component, not
+	 * a path from the data directory (each a round trip on a network
+	 * filesystem) */
+	size_t bl = strlen(ph->base_rel);
+	if (ph->mark.dirfd >= 0 && strncmp(rel, ph->base_rel, bl) == 0 && rel[bl] == '/' && rel[bl + 1] &&
+	    !strchr(rel + bl + 1, '/')) {
+		char *in = xasprintf("%s/%s", ph->s->dir, ph->base_rel);
+		r->cwdfd = outdir_open(ph->mark.dirfd, in, rel + bl + 1);
+		free(in);
+	} else {
+		r->cwdfd = outdir_open(ph->s->dfd, ph->s->dir, rel);
+	}
 	if (r->cwdfd < 0)
 		return -1;
 	ftree_scan(r->cwdfd, &r->before);

@@ -336,7 +336,8 @@ run_record(phase_t *ph, run_t *r)
 	 * nothing writes it for this result any more (store.h); a failure
 	 * here leaves the syncs to the commit, which reports it */
 	if (ran && !detached && ph->snapshot)
-		(void)store_presync_result(ph->s, ph->crawl_id, ph->snap_id, r->h->plugin->name);
+		(void)store_presync_result(ph->s, ph->crawl_id, ph->snap_id, r->h->plugin->name, r->cwdfd,
+		    ph->mark.dirfd);
 	store_lock(ph->s);
 	/* the files the result names are made durable before its line
 	 * (store.h: a barrier; one syncfs, or the deferred sync is one) */

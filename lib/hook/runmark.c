@@ -470,8 +470,8 @@ runmark_clear_dead(store_t *s, runmark_t *m, char *const *keep)
 int
 runmark_begin(store_t *s, runmark_t *m)
 {
-	if (m->dirfd < 0 && fs_mkdirs(s->dfd, m->dir) == 0)
-		m->dirfd = fs_opendir(s->dfd, m->dir);
+	if (m->dirfd < 0 && (m->dirfd = fs_opendir(s->dfd, m->dir)) < 0 && errno == ENOENT)
+		m->dirfd = fs_mkdirs_open(s->dfd, m->dir);
 	if (m->dirfd < 0 || (!m->have_mode && marked(m) < 0) || fchmod(m->dirfd, m->mode | S_ISVTX) < 0)
 		return -1;
 	m->marked = 1;

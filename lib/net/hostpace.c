@@ -120,16 +120,14 @@ hostpace_wait(const hostpace_t *hp, int64_t dur)
 	return w;
 }
 
-/* The pause file's "until" (0 if none or unreadable). */
+/* The pause file's "until" (0 if none or unreadable): REL under dfd. */
 static int64_t
-pause_until(int dfd, const char *key, int *backoffs)
+pause_read(int dfd, const char *rel, int *backoffs)
 {
-	char rel[600];
 	buf_t b = {0};
 	rec_t r;
 	int64_t until = 0;
 	*backoffs = 0;
-	snprintf(rel, sizeof rel, "hosts/%s/pause", key);
 	if (fs_read(dfd, rel, &b) == 0 && rec_parse(&r, b.p, b.len) == 0) {
 		until = rec_int(&r, "until_us", 0);
 		*backoffs = (int)rec_int(&r, "backoffs", 0);
@@ -137,6 +135,14 @@ pause_until(int dfd, const char *key, int *backoffs)
 	}
 	buf_free(&b);
 	return until;
+}
+
+static int64_t
+pause_until(int dfd, const char *key, int *backoffs)
+{
+	char rel[600];
+	snprintf(rel, sizeof rel, "hosts/%s/pause", key);
+	return pause_read(dfd, rel, backoffs);
 }
 
 /* Replace the contents of a slot file we hold (a hint: not synced). */
@@ -149,6 +155,39 @@ slot_write(int fd, const rec_t *r)
 	if (pwrite(fd, b.p, b.len, 0) == (ssize_t)b.len)
 		(void)!ftruncate(fd, b.len);
 	buf_free(&b);
+}
+
+/* The not_before of the slot file fd holds locked, read from its start
+ * (0 if none). */
+static int64_t
+slot_not_before(int fd)
+{
+	char line[1024];
+	ssize_t n = pread(fd, line, sizeof line - 1, 0);
+	rec_t r;
+	int64_t nb = 0;
+	if (n > 0 && rec_parse(&r, line, (size_t)n) == 0) {
+		nb = rec_int(&r, "not_before_us", 0);
+		rec_free(&r);
+	}
+	return nb;
+}
+
+/* The slot fd holds is taken for `what`: its running line. */
+static void
+slot_running(int dfd, int fd, const char *what, int64_t now)
+{
+	rec_t run = {0};
+	char iso[ISO_LEN + 1], host[256] = "?", why[256];
+	clock_iso(now, iso);
+	host_name(dfd, host, sizeof host, why, sizeof why);   /* host.h: ABX_HOST, HOST */
+	rec_set_str(&run, "state", "running");
+	rec_set_str(&run, "snapshot", what);
+	rec_set_int(&run, "pid", getpid());
+	rec_set_str(&run, "host", host);
+	rec_set_str(&run, "since", iso);
+	slot_write(fd, &run);
+	rec_free(&run);
 }
 
 int
@@ -185,31 +224,14 @@ hostpace_take(int dfd, const char *key, const hostpace_t *hp, const char *what, 
 			close(fd);   /* running elsewhere */
 			continue;
 		}
-		buf_t b = {0};
-		rec_t r;
-		int64_t nb = 0;
-		if (fs_read_fd(fd, &b) == 0 && b.len && rec_parse(&r, b.p, b.len) == 0) {
-			nb = rec_int(&r, "not_before_us", 0);
-			rec_free(&r);
-		}
-		buf_free(&b);
+		int64_t nb = slot_not_before(fd);
 		if (nb > now) {
 			if (!soonest || nb < soonest)
 				soonest = nb;
 			close(fd);
 			continue;
 		}
-		rec_t run = {0};
-		char iso[ISO_LEN + 1], host[256] = "?", why[256];
-		clock_iso(now, iso);
-		host_name(dfd, host, sizeof host, why, sizeof why);   /* host.h: ABX_HOST, HOST */
-		rec_set_str(&run, "state", "running");
-		rec_set_str(&run, "snapshot", what);
-		rec_set_int(&run, "pid", getpid());
-		rec_set_str(&run, "host", host);
-		rec_set_str(&run, "since", iso);
-		slot_write(fd, &run);
-		rec_free(&run);
+		slot_running(dfd, fd, what, now);
 		close(hfd);
 		return fd;
 	}
@@ -219,11 +241,10 @@ hostpace_take(int dfd, const char *key, const hostpace_t *hp, const char *what, 
 	return -1;
 }
 
-void
-hostpace_give(int fd, const hostpace_t *hp, int64_t started, int64_t ended)
+/* The idle line of a slot after a run from started to ended. */
+static void
+slot_idle(int fd, const hostpace_t *hp, int64_t started, int64_t ended)
 {
-	if (fd < 0)
-		return;
 	int64_t dur = ended - started, nb = ended + hostpace_wait(hp, dur);
 	char iso[ISO_LEN + 1];
 	rec_t r = {0};
@@ -236,6 +257,14 @@ hostpace_give(int fd, const hostpace_t *hp, int64_t started, int64_t ended)
 	rec_set_int(&r, "last_ms", dur / 1000);
 	slot_write(fd, &r);
 	rec_free(&r);
+}
+
+void
+hostpace_give(int fd, const hostpace_t *hp, int64_t started, int64_t ended)
+{
+	if (fd < 0)
+		return;
+	slot_idle(fd, hp, started, ended);
 	close(fd);   /* the flock goes with it */
 }
 
@@ -332,6 +361,163 @@ hostpace_retry_after(const char *v, int64_t now)
 		}
 	}
 	return -1;
+}
+
+/* ---------------------------------------------- slots kept open */
+
+#define HOSTSLOTS_KEEP 32   /* host directories kept open when none is held */
+
+static void
+dir_close(hostdir_t *d)
+{
+	for (int k = 0; k < HOSTPACE_SLOTS_MAX; k++)
+		if (d->fd[k] >= 0)
+			close(d->fd[k]);
+	if (d->hfd >= 0)
+		close(d->hfd);
+}
+
+static int
+dir_held(const hostdir_t *d)
+{
+	for (int k = 0; k < HOSTPACE_SLOTS_MAX; k++)
+		if (d->held[k])
+			return 1;
+	return 0;
+}
+
+/* key's entry, its directory opened (made) the first time; NULL (errno)
+ * if it cannot be.  Past HOSTSLOTS_KEEP, an entry none of whose slots is
+ * held is closed to make room. */
+static hostdir_t *
+dir_of(hostslots_t *hs, int dfd, const char *key)
+{
+	for (size_t i = 0; i < hs->n; i++)
+		if (strcmp(hs->v[i].key, key) == 0)
+			return &hs->v[i];
+	if (strlen(key) >= sizeof hs->v[0].key) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	char rel[600];
+	snprintf(rel, sizeof rel, "hosts/%s", key);
+	int hfd = fs_opendir(dfd, rel);
+	if (hfd < 0 && errno == ENOENT)
+		hfd = fs_mkdirs_open(dfd, rel);
+	if (hfd < 0)
+		return NULL;
+	size_t at = hs->n;
+	for (size_t i = 0; hs->n >= HOSTSLOTS_KEEP && i < hs->n; i++)
+		if (!dir_held(&hs->v[i])) {
+			dir_close(&hs->v[i]);
+			at = i;
+			break;
+		}
+	if (at == hs->n)
+		hs->v = xrealloc(hs->v, ++hs->n * sizeof *hs->v);
+	hostdir_t *d = &hs->v[at];
+	memset(d, 0, sizeof *d);
+	snprintf(d->key, sizeof d->key, "%s", key);
+	d->hfd = hfd;
+	for (int k = 0; k < HOSTPACE_SLOTS_MAX; k++)
+		d->fd[k] = -1;
+	return d;
+}
+
+int
+hostslots_take(hostslots_t *hs, int dfd, const char *key, const hostpace_t *hp, const char *what, int64_t now,
+    int64_t *until)
+{
+	int backoffs;
+	*until = 0;
+	hostdir_t *d = dir_of(hs, dfd, key);
+	if (!d)
+		return -1;
+	int64_t pu = pause_read(d->hfd, "pause", &backoffs);
+	if (pu > now) {
+		*until = pu;
+		errno = EAGAIN;
+		return -1;
+	}
+	int64_t soonest = 0;
+	int max = hp->max_concurrent < HOSTPACE_SLOTS_MAX ? hp->max_concurrent : HOSTPACE_SLOTS_MAX;
+	for (int k = 0; k < max; k++) {
+		if (d->held[k])
+			continue;   /* ours, running: a flock again would be granted */
+		if (d->fd[k] < 0) {
+			char name[32];
+			snprintf(name, sizeof name, "slot-%d", k);
+			d->fd[k] = openat(d->hfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+			if (d->fd[k] < 0)
+				return -1;
+		}
+		if (flock(d->fd[k], LOCK_EX | LOCK_NB) < 0)
+			continue;   /* running elsewhere */
+		int64_t nb = slot_not_before(d->fd[k]);
+		if (nb > now) {
+			if (!soonest || nb < soonest)
+				soonest = nb;
+			flock(d->fd[k], LOCK_UN);
+			continue;
+		}
+		slot_running(dfd, d->fd[k], what, now);
+		d->held[k] = 1;
+		return d->fd[k];
+	}
+	*until = soonest;
+	errno = EAGAIN;
+	return -1;
+}
+
+/* The entry and slot of a held fd; NULL if it is not one of hs's. */
+static hostdir_t *
+held_slot(hostslots_t *hs, int fd, int *k)
+{
+	for (size_t i = 0; i < hs->n; i++)
+		for (*k = 0; *k < HOSTPACE_SLOTS_MAX; (*k)++)
+			if (hs->v[i].fd[*k] == fd && hs->v[i].held[*k])
+				return &hs->v[i];
+	return NULL;
+}
+
+void
+hostslots_give(hostslots_t *hs, int fd, const hostpace_t *hp, int64_t started, int64_t ended)
+{
+	int k;
+	hostdir_t *d = fd >= 0 ? held_slot(hs, fd, &k) : NULL;
+	if (!d) {
+		hostpace_give(fd, hp, started, ended);
+		return;
+	}
+	slot_idle(fd, hp, started, ended);
+	flock(fd, LOCK_UN);
+	d->held[k] = 0;
+}
+
+void
+hostslots_drop(hostslots_t *hs, int fd)
+{
+	int k;
+	hostdir_t *d = fd >= 0 ? held_slot(hs, fd, &k) : NULL;
+	if (!d) {
+		hostpace_drop(fd);
+		return;
+	}
+	rec_t r = {0};
+	rec_set_str(&r, "state", "idle");
+	slot_write(fd, &r);
+	rec_free(&r);
+	flock(fd, LOCK_UN);
+	d->held[k] = 0;
+}
+
+void
+hostslots_free(hostslots_t *hs)
+{
+	for (size_t i = 0; i < hs->n; i++)
+		dir_close(&hs->v[i]);
+	free(hs->v);
+	memset(hs, 0, sizeof *hs);
 }
 
 struct hostcache_ent {

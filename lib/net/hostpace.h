@@ -73,6 +73,38 @@ int64_t hostpace_retry_after(const char *value, int64_t now);
 /* The wait after a snapshot of `dur` µs. */
 int64_t hostpace_wait(const hostpace_t *hp, int64_t dur);
 
+/*
+ * A runner's host directories and slot files, kept open from one take to
+ * the next (abx-tick's crawl run): on a network filesystem each open by
+ * path is a round trip for each component, and a refill tries every slot
+ * of a host that is busy.  hostslots_take() is hostpace_take() through
+ * them: the pause file read below the host's directory, each slot file
+ * opened once and then only locked and read (from its start); the slot it
+ * returns stays open, and hostslots_give() and hostslots_drop() write its
+ * line and unlock it, not close it (an fd that is not one of hs's is given
+ * or dropped as hostpace_give and hostpace_drop do).  A slot hs holds is
+ * skipped by its takes (a flock on it again would be granted).  At most
+ * HOSTSLOTS_KEEP (32) hosts are kept open beyond those with a held slot.
+ * Slot files are never replaced or removed (hosts/ is abx's own); one
+ * removed by hand while a run holds it open paces that run apart from the
+ * others until it ends.  hostslots_free() closes them all.
+ */
+typedef struct {
+	char key[200];
+	int hfd;
+	int fd[HOSTPACE_SLOTS_MAX];
+	unsigned char held[HOSTPACE_SLOTS_MAX];
+} hostdir_t;
+typedef struct {
+	hostdir_t *v;
+	size_t n;
+} hostslots_t;
+int hostslots_take(hostslots_t *hs, int dfd, const char *key, const hostpace_t *hp, const char *what, int64_t now,
+    int64_t *until);
+void hostslots_give(hostslots_t *hs, int fd, const hostpace_t *hp, int64_t started, int64_t ended);
+void hostslots_drop(hostslots_t *hs, int fd);
+void hostslots_free(hostslots_t *hs);
+
 /* A crawl run's memory of its snapshots' host keys (id -> key), so that
  * a refill reads a snapshot's record once, not once a pass. */
 typedef struct {

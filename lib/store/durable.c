@@ -144,6 +144,18 @@ durable_tree(int dfd, const char *rel)
 }
 
 int
+durable_tree_fd(int fd)
+{
+	int c = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (c < 0)
+		return -1;
+	int err = 0;
+	int rc = sync_fd(c, &err, -1);
+	errno = err;
+	return rc;
+}
+
+int
 durable_dir_files(int dfd, const char *rel)
 {
 	return durable_depth(dfd, rel, 1);

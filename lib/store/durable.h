@@ -46,5 +46,8 @@ int durable_tree(int dfd, const char *rel);
 /* As durable_tree, but of directory rel only its own files: what is in
  * its subdirectories is not synced (their entries, in rel, are). */
 int durable_dir_files(int dfd, const char *rel);
+/* As durable_tree, of the directory open as fd (left open), without its
+ * entry: the caller syncs the directory that holds it. */
+int durable_tree_fd(int fd);
 
 #endif

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/fs.h"
 #include "base/alloc.h"
@@ -55,7 +56,8 @@ store_presynced_drop(store_t *s)
 }
 
 int
-store_presync_result(store_t *s, const char *crawl_id, const char *snap_id, const char *plugin)
+store_presync_result(store_t *s, const char *crawl_id, const char *snap_id, const char *plugin, int treefd,
+    int snapfd)
 {
 	if (!s->durable || !s->perfile)
 		return 0;
@@ -70,7 +72,13 @@ store_presync_result(store_t *s, const char *crawl_id, const char *snap_id, cons
 	/* the names a result's commit gives (storecommit.c name_files_of):
 	 * its plugin's tree with the snapshot's directory that holds it, and
 	 * the crawl's directory that holds the snapshot's entry */
-	if (durable_tree(s->dfd, tree) < 0 || fs_fsync_dir(s->dfd, crawl) < 0)
+	if (treefd >= 0 && snapfd >= 0) {
+		if (durable_tree_fd(treefd) < 0 || fsync(snapfd) < 0)
+			return -1;
+	} else if (durable_tree(s->dfd, tree) < 0) {
+		return -1;
+	}
+	if (fs_fsync_dir(s->dfd, crawl) < 0)
 		return -1;
 	store_presynced(s, tree);
 	char crawl_dir[sizeof crawl + 1];

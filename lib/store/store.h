@@ -272,7 +272,10 @@ void store_trees_durable(store_t *s, const char *id);
  * store_presync_result() is that for an ArchiveResult of a hook that has
  * exited (nothing writes its plugin's directory for it any more): it
  * fsyncs the plugin's tree crawls/CID/SID/PLUGIN, the snapshot's
- * directory and the crawl's, as the result's commit would, and says so.
+ * directory and the crawl's, as the result's commit would, and says so;
+ * through treefd and snapfd, the plugin's and the snapshot's directories
+ * as the caller holds them open, when both are >= 0 (else by their paths:
+ * on a network filesystem each component of a path is a round trip).
  * 0 (also where there is nothing to pay: not perfile, or not durable), or
  * -1 (errno; nothing is said, and the commit syncs them under the lock,
  * reporting the failure there).
@@ -280,7 +283,8 @@ void store_trees_durable(store_t *s, const char *id);
 void store_presynced(store_t *s, const char *rel);
 /* Take back what store_presynced said (the files are to be made again). */
 void store_presynced_drop(store_t *s);
-int store_presync_result(store_t *s, const char *crawl_id, const char *snap_id, const char *plugin);
+int store_presync_result(store_t *s, const char *crawl_id, const char *snap_id, const char *plugin, int treefd,
+    int snapfd);
 int store_syncfs(store_t *s);                        /* 0 or -1 */
 int store_sync(store_t *s);                          /* 0 or -1 */
 

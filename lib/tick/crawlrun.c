@@ -177,6 +177,7 @@ close_run(crawlrun_t *cr)
 {
 	outlinks_free(&cr->ol);
 	hostcache_free(&cr->hosts);
+	hostslots_free(&cr->hostdirs);
 	robotsgate_free(cr);
 	conf_free(&cr->conf);
 	free(cr);

@@ -56,6 +56,7 @@ typedef struct {
 	int64_t last_renew, last_check, last_sync;
 	hostpace_t hp;           /* host pacing (hostpace.h) */
 	hostcache_t hosts;       /* snapshot id -> host key */
+	hostslots_t hostdirs;    /* their directories and slot files, open */
 	int host_blocked;        /* due snapshots the last refill left to their hosts */
 	int64_t host_until;      /* the earliest a blocked host frees (0: unknown) */
 	int host_warned;

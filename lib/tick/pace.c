@@ -7,7 +7,8 @@
  * host is not paced); with ROBOTS_TXT=obey one its host's robots.txt
  * disallows is sealed unrun instead (robotsgate.c); the others need a free
  * pacing slot of their host (hostpace_take: HOST_MAX_CONCURRENT at once,
- * HOST_DELAY apart, none while the host is paused after a 429).  A host
+ * HOST_DELAY apart, none while the host is paused after a 429; through
+ * the run's host directories and slot files kept open, hostslots_take).  A host
  * found waiting is not tried again in the same choice, so its slots go to
  * other hosts' snapshots; the earliest time one frees is kept in
  * cr->host_until, the candidates left to them counted in cr->host_blocked.
@@ -87,7 +88,7 @@ take_slot(crawlrun_t *cr, waiting_t *wt, const char *id, const char *key, int64_
 		return -1;
 	}
 	int64_t until;
-	int fd = hostpace_take(cr->t->s->dfd, key, &cr->hp, id, now, &until);
+	int fd = hostslots_take(&cr->hostdirs, cr->t->s->dfd, key, &cr->hp, id, now, &until);
 	if (fd < 0 && errno == EAGAIN) {
 		wt->key = xrealloc(wt->key, (wt->n + 1) * sizeof *wt->key);
 		snprintf(wt->key[wt->n++], sizeof *wt->key, "%s", key);
@@ -156,7 +157,7 @@ pace_release(crawlrun_t *cr, worker_t *w)
 	hostpace_t hp = cr->hp;
 	if (w->host_fd >= 0)
 		hp.delay_us = robotsgate_delay(cr, w->host_key);
-	hostpace_give(w->host_fd, &hp, w->host_started, clock_now());
+	hostslots_give(&cr->hostdirs, w->host_fd, &hp, w->host_started, clock_now());
 	w->host_fd = -1;
 }
 

@@ -153,7 +153,7 @@ start(crawlrun_t *cr, rec_t *r, int fd, pick_t *pk, size_t npk)
 		w->pid = worker_spawn(t, "Snapshot", w->id, plugins, fd, limits_budget(cr), &w->outfd);
 	if (w->pid < 0) {
 		/* put it back: due again after a pause, not at once */
-		hostpace_drop(w->host_fd);
+		hostslots_drop(&cr->hostdirs, w->host_fd);
 		w->host_fd = -1;
 		lease_drop(fd);
 		ended_requeue(t, w->id, "its worker did not start", 60 * 1000000LL);
@@ -187,7 +187,7 @@ claim_and_start(crawlrun_t *cr, char (*ids)[ID_LEN + 1], size_t nids, pick_t *pk
 	/* slots taken for snapshots that were not claimed after all */
 	for (size_t k = 0; k < nids; k++)
 		if (pk[k].fd >= 0)
-			hostpace_drop(pk[k].fd);
+			hostslots_drop(&cr->hostdirs, pk[k].fd);
 	return got;
 }
 
