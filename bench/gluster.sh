@@ -13,7 +13,10 @@
 #   3. a 200-page crawl by two ticks on the two mounts against one tick on
 #      the local disk (goal: <= 3x), alternated: local, volume, local,
 #      volume, each in a fresh data directory; the ratio is of the sums,
-#      and the load average is printed with it.
+#      and the load average is printed with it; and the brick's operations
+#      a page over the volume's crawls (gluster volume profile, cleared
+#      before each and read after: every process of the crawl, hooks and
+#      wget included), the most frequent first.
 # Environment: ABX_BENCH_GLUSTER_PAGES (100: pages a seed, two seeds),
 # ABX_BENCH_GLUSTER_ROUNDS (2), ABX_BENCH_GLUSTER_ONLY=crawl (section 3
 # alone: a quicker loop, e.g. with PAGES=10 under strace -f on the ticks),
@@ -145,18 +148,23 @@ crawl_in() {
 		abx-add -d "$A" --depth 1 --plugins wget,parse_html_urls --config CRAWL_MAX_CONCURRENT_SNAPSHOTS=8 \
 			"$U/a/index.html" "$U/b/index.html" >/dev/null
 	fi
+	if [ "${1#b}" = volume ]; then
+		rig_gluster volume profile "$RIG_VOL" info clear >/dev/null
+	fi
 	t0=$(ms)
 	if [ "${1#b}" = volume ]; then
 		ABX_HOST=host-a abx-tick -d "$A" --crawl "$ca" >/dev/null 2>&1 &
 		pa=$!
 		ABX_HOST=host-b abx-tick -d "$B" --crawl "$cb" >/dev/null 2>&1
 		wait "$pa"
+		rig_gluster volume profile "$RIG_VOL" info cumulative >"$RIG/profile.crawl.$1.$2"
 	else
 		abx-tick -d "$A" >/dev/null 2>&1
 	fi
 	eval "c_$1=\$((c_$1 + $(ms) - t0))"
 	eval "n_$1=$(abx-ls -d "$A" -k snapshot -s sealed --jsonl | wc -l | tr -d ' ')"
 }
+rig_gluster volume profile "$RIG_VOL" start >/dev/null 2>&1
 load0=$(cut -d' ' -f1 /proc/loadavg)
 round=1
 while [ $round -le "$rounds" ]; do
@@ -175,6 +183,28 @@ awk -v v="$c_volume" -v l="$c_local" -v nv="$n_volume" -v nl="$n_local" -v p=$((
     -v la="$load0" -v lb="$load1" 'BEGIN {
 	printf "gluster: a %d-page crawl: two ticks on two mounts %.2f s (%d sealed), one tick on local disk %.2f s (%d sealed): %.2fx (%d rounds alternated, mean; load %s to %s)\n",
 	    p, v / (1000 * r), nv, l / (1000 * r), nl, v / l, r, la, lb }'
+# crawl_ops SIDE: the brick's operations a page over SIDE's volume crawls
+crawl_ops() {
+	cat "$RIG"/profile.crawl."$1".* 2>/dev/null | awk -v n=$((2 * pages * rounds)) '
+	/No. of calls/ { t = 1; next }
+	/Interval|Cumulative|Brick:/ { t = 0 }
+	t && $NF ~ /^[A-Z]+$/ && $(NF - 1) ~ /^[0-9]+$/ { c[$NF] += $(NF - 1); all += $(NF - 1) }
+	END {
+		if (!all) { print "unknown (no profile)"; exit }
+		printf "%.0f (", all / n
+		k = 0
+		while (k < 6) {
+			m = ""
+			for (f in c) if (m == "" || c[f] > c[m]) m = f
+			if (m == "") break
+			printf "%s%s %.0f", k ? ", " : "", m, c[m] / n
+			delete c[m]
+			k++
+		}
+		printf ", ...)\n"
+	}'
+}
+echo "gluster: brick operations a page in the two-mount crawl: $(crawl_ops volume)"
 if [ -n "$base" ]; then
 	# shellcheck disable=SC2154
 	awk -v v="$c_volume" -v l="$c_local" -v bv="$c_bvolume" -v bl="$c_blocal" -v nv="$n_bvolume" \
@@ -182,4 +212,5 @@ if [ -n "$base" ]; then
 		printf "gluster: the base build (%s): two ticks on two mounts %.2f s (%d sealed), one tick on local disk %.2f s (%d sealed): %.2fx\n",
 		    b, bv / (1000 * r), nv, bl / (1000 * r), nl, bv / bl
 		printf "gluster: this build / the base: %.2fx on the volume, %.2fx on local disk\n", v / bv, l / bl }'
+	echo "gluster: the base build's brick operations a page: $(crawl_ops bvolume)"
 fi

@@ -18,7 +18,7 @@ PLUG=$SHARE/abx/plugins
 WH=$PLUG/wget/on_Snapshot__06_wget.finite.bg.bin
 PH=$PLUG/parse_html_urls/on_Snapshot__75_parse_html_urls.bin
 WGET=$(command -v wget)
-plan 28
+plan 32
 
 httpd_start --log "$T/requests.log" || exit 1
 
@@ -43,6 +43,21 @@ like "$(cat "$T/err")" "--  $BASE/site/\$" "wget's log reaches the hook's stderr
 run "$T/a/parse_html_urls" "$PH" SNAP_DIR="$T/a"
 is "$rc/$(field status)" "0/succeeded" "parse_html_urls with an empty PATH: succeeded"
 ok "and wrote urls.jsonl" test -s "$T/a/parse_html_urls/urls.jsonl"
+field output_str >"$T/a.src"
+# the page is read by the shortest path: .. when SNAP_DIR is its cwd's
+# parent (on a network filesystem each component is a round trip)
+if command -v strace >/dev/null 2>&1; then
+	(cd "$T/a/parse_html_urls" && exec strace -f -qq -e trace=open,openat -o "$T/ph.trace" \
+		env SNAP_DIR="$T/a" TIMEOUT=30 "$PH" --url="$BASE/site/" >"$T/out" 2>"$T/err")
+	ok "it reads the page through .. (SNAP_DIR is its cwd's parent)" grep -q '"\.\./wget/127' "$T/ph.trace"
+	is "$(grep -c "\"$T/a/" "$T/ph.trace")" 0 "and opens nothing by SNAP_DIR's whole path"
+else
+	pass "# SKIP strace is not installed"
+	pass "# SKIP strace is not installed"
+fi
+run "$T/elsewhere" "$PH" SNAP_DIR="$T/a"
+is "$rc/$(field status)" "0/succeeded" "from a cwd outside SNAP_DIR it reads SNAP_DIR's page"
+is "$(field output_str)" "$(cat "$T/a.src")" "(the same result as from its own directory: $(cat "$T/a.src"))"
 
 mkdir -p "$T/p/wget"
 (cd "$T/p/wget" && exec env PATH="$PLUG/wget:$PATH" TIMEOUT=30 on_Snapshot__06_wget.finite.bg.bin \

@@ -469,13 +469,13 @@ hostslots_take(hostslots_t *hs, int dfd, const char *key, const hostpace_t *hp, 
 	return -1;
 }
 
-/* The entry and slot of a held fd; NULL if it is not one of hs's. */
+/* The entry and slot of fd; NULL if it is not one of hs's. */
 static hostdir_t *
-held_slot(hostslots_t *hs, int fd, int *k)
+slot_of(hostslots_t *hs, int fd, int *k)
 {
 	for (size_t i = 0; i < hs->n; i++)
 		for (*k = 0; *k < HOSTPACE_SLOTS_MAX; (*k)++)
-			if (hs->v[i].fd[*k] == fd && hs->v[i].held[*k])
+			if (hs->v[i].fd[*k] == fd)
 				return &hs->v[i];
 	return NULL;
 }
@@ -484,11 +484,13 @@ void
 hostslots_give(hostslots_t *hs, int fd, const hostpace_t *hp, int64_t started, int64_t ended)
 {
 	int k;
-	hostdir_t *d = fd >= 0 ? held_slot(hs, fd, &k) : NULL;
+	hostdir_t *d = fd >= 0 ? slot_of(hs, fd, &k) : NULL;
 	if (!d) {
 		hostpace_give(fd, hp, started, ended);
 		return;
 	}
+	if (!d->held[k])
+		return;   /* given back already: it stays open, unlocked */
 	slot_idle(fd, hp, started, ended);
 	flock(fd, LOCK_UN);
 	d->held[k] = 0;
@@ -498,11 +500,13 @@ void
 hostslots_drop(hostslots_t *hs, int fd)
 {
 	int k;
-	hostdir_t *d = fd >= 0 ? held_slot(hs, fd, &k) : NULL;
+	hostdir_t *d = fd >= 0 ? slot_of(hs, fd, &k) : NULL;
 	if (!d) {
 		hostpace_drop(fd);
 		return;
 	}
+	if (!d->held[k])
+		return;
 	rec_t r = {0};
 	rec_set_str(&r, "state", "idle");
 	slot_write(fd, &r);

@@ -79,7 +79,8 @@ seal_dir_of(const rec_t *r, char *out, size_t n)
 
 /* The snapshot's index files: written in place the first time (one inode
  * each: nothing trusts them before the seal commits), by temp + rename
- * when they exist (a reseal); not synced here unless synced is given: the
+ * when they exist (a reseal); the directories made if absent when make is
+ * set (else -1); not synced here unless synced is given: the
  * seal's commit is preceded by a store barrier.  With synced
  * (seal_snapshot_ahead, per-file durability), each file is fsync'd through
  * the descriptor that wrote it, then the snapshot's directory and the
@@ -89,7 +90,7 @@ seal_dir_of(const rec_t *r, char *out, size_t n)
  * component of a path, and each open, is a round trip.  0, or -1 (s->err
  * set). */
 static int
-write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *results, int *synced)
+write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *results, int make, int *synced)
 {
 	int sync = synced != NULL, fail = 0;
 	recs_t bins = {0};
@@ -124,8 +125,17 @@ write_files(store_t *s, const rec_t *snap, const char *dir, const recs_t *result
 	char *cut = strrchr(path, '/');
 	if (cut)
 		*cut = 0;
-	if (fs_mkdirs(s->dfd, dir) < 0 || (cdfd = fs_opendir(s->dfd, cut ? path : ".")) < 0 ||
-	    (sdfd = fs_opendir(cdfd, sid)) < 0) {
+	/* the directories as they are, else made if make is set */
+	if ((cdfd = fs_opendir(s->dfd, cut ? path : ".")) >= 0)
+		sdfd = fs_opendir(cdfd, sid);
+	if (sdfd < 0 && errno == ENOENT && make) {
+		if (cdfd >= 0)
+			close(cdfd);
+		cdfd = -1;
+		if (fs_mkdirs(s->dfd, dir) == 0 && (cdfd = fs_opendir(s->dfd, cut ? path : ".")) >= 0)
+			sdfd = fs_opendir(cdfd, sid);
+	}
+	if (sdfd < 0) {
 		rc = store_fail(s, EX_CANTCREAT_, errno, "unable to create %s/%s", s->dir, dir);
 		goto out;
 	}
@@ -339,7 +349,7 @@ seal_locked(store_t *s, const char *id, rec_t *out, const rec_t *recs, size_t n,
 		seal_fields(s, &r, &rs, dir, size);
 		store_put(s, &r);   /* staged: sets modified_at, which the files show */
 	}
-	int ok = write_files(s, &r, dir, &rs, NULL) == 0;
+	int ok = write_files(s, &r, dir, &rs, 1, NULL) == 0;
 	recs_free(&rs);
 	if (ok)
 		store_barrier(s);   /* a reseal's files too: durable at the next sync */
@@ -402,7 +412,7 @@ seal_snapshot_ahead(store_t *s, const char *id, const rec_t *seen, rec_t *out, c
 	buf_t was = {0};
 	int ahead = recs && seen && rec_streq(seen, "type", "Snapshot") && rec_streq(seen, "id", id) &&
 	            !rec_streq(seen, "status", "paused") && !rec_streq(seen, "status", "sealed") &&
-	            seal_dir_of(seen, dir, sizeof dir) == 0 && fs_exists(s->dfd, dir) == 1;
+	            seal_dir_of(seen, dir, sizeof dir) == 0;
 	if (ahead) {
 		collect_results(s, seen, recs, n, &rs);
 		ahead = !results_queued(&rs) && !(rec_streq(seen, "status", "queued") && !results_ran(&rs));
@@ -419,7 +429,9 @@ seal_snapshot_ahead(store_t *s, const char *id, const rec_t *seen, rec_t *out, c
 		char msg[sizeof s->errmsg];
 		memcpy(msg, s->errmsg, sizeof msg);
 		int per = s->perfile && s->durable, synced = 0;
-		ahead = write_files(s, &r, dir, &rs, per ? &synced : NULL) == 0;
+		/* not made here: a snapshot without its directory is sealed under
+		 * the lock, as before */
+		ahead = write_files(s, &r, dir, &rs, 0, per ? &synced : NULL) == 0;
 		if (!ahead) {
 			s->nerr = nerr, s->err = err;
 			memcpy(s->errmsg, msg, sizeof msg);

@@ -10,6 +10,8 @@
  *   - a slot taken elsewhere is passed over for the next;
  *   - each slot file is opened once over all these takes (the fds it
  *     returns are the same), the host's directory once;
+ *   - a slot given or dropped twice stays open (one of hs's is never
+ *     closed but by hostslots_free);
  *   - hostslots_free closes them: the slots are free to anyone.
  */
 #include <errno.h>
@@ -54,7 +56,7 @@ nfds(void)
 int
 main(void)
 {
-	plan(21);
+	plan(22);
 	char tmp[] = "/tmp/abx-hostslots.XXXXXX";
 	ok(mkdtemp(tmp) != NULL, "a data directory");
 	int dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -86,6 +88,10 @@ main(void)
 	c = hostslots_take(&hs, dfd, key, &hp, "s3", now + hp.delay_us, &until);
 	ok(c == a, "then it is taken again, through the same descriptor");
 	hostslots_drop(&hs, c);
+	hostslots_drop(&hs, c);
+	hostslots_give(&hs, c, &hp, now, now);
+	ok(fcntl(c, F_GETFD) >= 0 && free_elsewhere(tmp, key, 0) == 1,
+	    "given or dropped again, it stays open and unlocked (no double close)");
 	c = hostslots_take(&hs, dfd, key, &hp, "s4", now, &until);
 	ok(c == a, "dropped (nothing ran), it is free at once");
 	hostslots_drop(&hs, c);

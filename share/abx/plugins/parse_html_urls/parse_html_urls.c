@@ -22,7 +22,9 @@
  *    URL is where the redirects recorded in wget's CDX index
  *    (warc/<time>.cdx) lead from URL; failing that, the shallowest *.html
  *    under wget/, whose URL is rebuilt from its path.  No source: a
- *    "skipped" result, exit 10.
+ *    "skipped" result, exit 10.  $SNAP_DIR is read as "..", the cwd's
+ *    parent, when that is the same directory (device and inode): on a
+ *    network filesystem each component of a path opened is a round trip.
  * 2. One pass over the HTML: start tags and their attributes (quoted or
  *    not, any case, character references decoded), skipping comments and
  *    the raw text of script, style, textarea, title.  Outlinks are the
@@ -563,7 +565,7 @@ urlset_add(urlset_t *u, const char *s)
 /* Wait for the wget hook, which holds an exclusive flock on its dir while
  * it runs (hookenv.h: hook_wait_dir), for 80% of our timeout at most. */
 static void
-wait_for_dir(const char *dir)
+wait_for_dir(const char *dir, const char *shown)
 {
 	double left = 0.8 * hook_timeout("PARSE_HTML_URLS_TIMEOUT");
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -574,7 +576,7 @@ wait_for_dir(const char *dir)
 		return;
 	info("waiting for the wget hook to finish");
 	if (hook_wait_dir(dir, &left) < 0)
-		warnx_("%s is still being written; reading it as it is", dir);
+		warnx_("%s is still being written; reading it as it is", shown);
 }
 
 static int
@@ -776,6 +778,13 @@ find_source(const char *url, const char *file, buf_t *html, buf_t *doc)
 	const char *snap = getenv("SNAP_DIR");
 	if (!snap || !*snap)
 		return NULL;
+	/* the snapshot's directory by the shortest path: ".." when that is it
+	 * (the hook's cwd is its plugin's directory in it); on a network
+	 * filesystem each component of a path opened is a round trip */
+	const char *named = snap;
+	struct stat a, b;
+	if (stat(snap, &a) == 0 && stat("..", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		snap = "..";
 	char *p = xasprintf("%s/dom/output.html", snap);
 	if (read_path(p, html) == 0 && html->len > 0) {
 		free(p);
@@ -785,7 +794,9 @@ find_source(const char *url, const char *file, buf_t *html, buf_t *doc)
 	buf_reset(html);
 
 	char *dir = xasprintf("%s/wget", snap);
-	wait_for_dir(dir);
+	char *shown = xasprintf("%s/wget", named);
+	wait_for_dir(dir, shown);
+	free(shown);
 	buf_t name = {0};
 	char *found = NULL;
 	for (int adjust = 1; adjust >= 0 && !found; adjust--) {
