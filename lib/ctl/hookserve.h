@@ -19,8 +19,8 @@
  * N is 0 or 1, the bytes of the regular files under the snapshot's
  * directory then (fs_du: what the tick counts against CRAWL_MAX_SIZE and
  * its seal records, walked by the worker so that the tick, which serves
- * every worker in turn, need not; left out when it was not walked).  The lease
- * descriptor is closed, never unlocked (the lock is the tick's too).
+ * every worker in turn, need not; left out when it was not walked).  The
+ * lease descriptor is closed, never unlocked (the lock is the tick's too).
  *
  * Its hooks get $ABX_WORKER, "PID.STARTTIME" of this process (its
  * start time as /proc/PID/stat gives it): a hook may leave a process up
