@@ -16,7 +16,6 @@
 #include "base/err.h"
 #include "base/exitcodes.h"
 #include "base/fs.h"
-#include "store/durable.h"
 #include "store/lease.h"
 #include "store/record.h"
 #include "seal/seal.h"
