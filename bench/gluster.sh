@@ -102,20 +102,7 @@ fi
 # one tick on local disk with 8 slots (a tick runs one crawl at a time);
 # --plugins wget,parse_html_urls, 50 ms a response
 mkdir -p "$T/site"
-python3 - "$T/site" "$pages" <<'PY' || exit 70
-import os, sys
-root, n = sys.argv[1], int(sys.argv[2])
-def page(t, links):
-    return "<!DOCTYPE html><html><head><title>%s</title></head><body>%s</body></html>\n" % (
-        t, "".join('<a href="%s">%s</a>\n' % (l, l) for l in links))
-for s in ("a", "b"):
-    os.makedirs(os.path.join(root, s))
-    with open(os.path.join(root, s, "index.html"), "w") as f:
-        f.write(page("Site " + s, ["p%d.html" % i for i in range(1, n)]))
-    for i in range(1, n):
-        with open(os.path.join(root, s, "p%d.html" % i), "w") as f:
-            f.write(page("%s %d" % (s, i), ["index.html"]))
-PY
+python3 "$dir/site.py" "$T/site" "$pages" || exit 70
 python3 "$dir/../tests/httpd.py" --port-file "$T/port" --root "$T/site" --latency-ms 50 &
 hp=$!
 i=0
@@ -185,24 +172,7 @@ awk -v v="$c_volume" -v l="$c_local" -v nv="$n_volume" -v nl="$n_local" -v p=$((
 	    p, v / (1000 * r), nv, l / (1000 * r), nl, v / l, r, la, lb }'
 # crawl_ops SIDE: the brick's operations a page over SIDE's volume crawls
 crawl_ops() {
-	cat "$RIG"/profile.crawl."$1".* 2>/dev/null | awk -v n=$((2 * pages * rounds)) '
-	/No. of calls/ { t = 1; next }
-	/Interval|Cumulative|Brick:/ { t = 0 }
-	t && $NF ~ /^[A-Z]+$/ && $(NF - 1) ~ /^[0-9]+$/ { c[$NF] += $(NF - 1); all += $(NF - 1) }
-	END {
-		if (!all) { print "unknown (no profile)"; exit }
-		printf "%.0f (", all / n
-		k = 0
-		while (k < 6) {
-			m = ""
-			for (f in c) if (m == "" || c[f] > c[m]) m = f
-			if (m == "") break
-			printf "%s%s %.0f", k ? ", " : "", m, c[m] / n
-			delete c[m]
-			k++
-		}
-		printf ", ...)\n"
-	}'
+	cat "$RIG"/profile.crawl."$1".* 2>/dev/null | awk -v n=$((2 * pages * rounds)) -f "$dir/brickops.awk"
 }
 echo "gluster: brick operations a page in the two-mount crawl: $(crawl_ops volume)"
 if [ -n "$base" ]; then
