@@ -190,57 +190,6 @@ slot_running(int dfd, int fd, const char *what, int64_t now)
 	rec_free(&run);
 }
 
-int
-hostpace_take(int dfd, const char *key, const hostpace_t *hp, const char *what, int64_t now,
-    int64_t *until)
-{
-	char rel[600];
-	int backoffs;
-	*until = 0;
-	int64_t pu = pause_until(dfd, key, &backoffs);
-	if (pu > now) {
-		*until = pu;
-		errno = EAGAIN;
-		return -1;
-	}
-	snprintf(rel, sizeof rel, "hosts/%s", key);
-	int hfd = fs_opendir(dfd, rel);
-	if (hfd < 0 && errno == ENOENT && fs_mkdirs(dfd, rel) == 0)
-		hfd = fs_opendir(dfd, rel);
-	if (hfd < 0)
-		return -1;
-	int64_t soonest = 0;
-	for (int k = 0; k < hp->max_concurrent; k++) {
-		char name[32];
-		snprintf(name, sizeof name, "slot-%d", k);
-		int fd = openat(hfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd < 0) {
-			int e = errno;
-			close(hfd);
-			errno = e;
-			return -1;
-		}
-		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-			close(fd);   /* running elsewhere */
-			continue;
-		}
-		int64_t nb = slot_not_before(fd);
-		if (nb > now) {
-			if (!soonest || nb < soonest)
-				soonest = nb;
-			close(fd);
-			continue;
-		}
-		slot_running(dfd, fd, what, now);
-		close(hfd);
-		return fd;
-	}
-	close(hfd);
-	*until = soonest;
-	errno = EAGAIN;
-	return -1;
-}
-
 /* The idle line of a slot after a run from started to ended. */
 static void
 slot_idle(int fd, const hostpace_t *hp, int64_t started, int64_t ended)
@@ -257,27 +206,6 @@ slot_idle(int fd, const hostpace_t *hp, int64_t started, int64_t ended)
 	rec_set_int(&r, "last_ms", dur / 1000);
 	slot_write(fd, &r);
 	rec_free(&r);
-}
-
-void
-hostpace_give(int fd, const hostpace_t *hp, int64_t started, int64_t ended)
-{
-	if (fd < 0)
-		return;
-	slot_idle(fd, hp, started, ended);
-	close(fd);   /* the flock goes with it */
-}
-
-void
-hostpace_drop(int fd)
-{
-	if (fd < 0)
-		return;
-	rec_t r = {0};
-	rec_set_str(&r, "state", "idle");
-	slot_write(fd, &r);
-	rec_free(&r);
-	close(fd);
 }
 
 int
@@ -486,7 +414,8 @@ hostslots_give(hostslots_t *hs, int fd, const hostpace_t *hp, int64_t started, i
 	int k;
 	hostdir_t *d = fd >= 0 ? slot_of(hs, fd, &k) : NULL;
 	if (!d) {
-		hostpace_give(fd, hp, started, ended);
+		if (fd >= 0)
+			close(fd);   /* not a slot of hs's: its lock, if any, goes with it */
 		return;
 	}
 	if (!d->held[k])
@@ -502,7 +431,8 @@ hostslots_drop(hostslots_t *hs, int fd)
 	int k;
 	hostdir_t *d = fd >= 0 ? slot_of(hs, fd, &k) : NULL;
 	if (!d) {
-		hostpace_drop(fd);
+		if (fd >= 0)
+			close(fd);
 		return;
 	}
 	if (!d->held[k])

@@ -25,14 +25,8 @@
  *
  * hostpace_conf() reads the four settings and HOST_BACKOFF_RETRIES from a
  * crawl's configuration (bad values were refused by settings_check()).
- * hostpace_take() tries the slots of a host without blocking: it returns
- * the locked slot's fd (close-on-exec; the caller keeps it while the
- * snapshot runs), or -1 with *until = the earliest time a slot frees by
- * the clock (0 if all are held: unknown, the caller looks again later) and
- * errno EAGAIN; -1 with another errno if the state cannot be used (then
- * the caller runs the snapshot unpaced and says so: politeness never stops
- * the archive).  hostpace_give() writes the slot's idle line from the run's
- * start and end, then closes it.  hostpace_pause() records a server's
+ * The slots are taken and given back through a runner's hostslots_t
+ * (below).  hostpace_pause() records a server's
  * request to back off (until, capped by the caller), counting consecutive
  * ones; hostpace_calm() clears the count after a good answer, once the
  * pause is over (a page that started before it may answer well meanwhile).
@@ -60,11 +54,6 @@ typedef struct {
 void hostpace_conf(const conf_t *c, hostpace_t *hp);
 /* The directory name of a URL's host under hosts/; -1 if it has none. */
 int hostpace_key(const char *url, char *out, size_t n);
-int hostpace_take(int dfd, const char *key, const hostpace_t *hp, const char *what, int64_t now,
-    int64_t *until);
-void hostpace_give(int fd, const hostpace_t *hp, int64_t started, int64_t ended);
-/* Give a slot back unused (nothing ran: no wait). */
-void hostpace_drop(int fd);
 int hostpace_pause(int dfd, const char *key, int64_t until, const char *why, int *backoffs);
 void hostpace_calm(int dfd, const char *key);
 /* The consecutive back-offs of a host so far. */
@@ -77,13 +66,21 @@ int64_t hostpace_wait(const hostpace_t *hp, int64_t dur);
  * A runner's host directories and slot files, kept open from one take to
  * the next (abx-tick's crawl run): on a network filesystem each open by
  * path is a round trip for each component, and a refill tries every slot
- * of a host that is busy.  hostslots_take() is hostpace_take() through
- * them: the pause file read below the host's directory, each slot file
- * opened once and then only locked and read (from its start); the slot it
- * returns stays open, and hostslots_give() and hostslots_drop() write its
- * line and unlock it, not close it (an fd that is not one of hs's is given
- * or dropped as hostpace_give and hostpace_drop do).  A slot hs holds is
- * skipped by its takes (a flock on it again would be granted).  At most
+ * of a host that is busy.
+ *
+ * hostslots_take() tries the slots of a host without blocking (the pause
+ * file read below the host's directory, each slot file opened once and
+ * then only locked and read from its start): it returns the locked slot's
+ * fd (close-on-exec; it stays hs's, the caller keeps it while the snapshot
+ * runs), or -1 with *until = the earliest time a slot frees by the clock
+ * (0 if all are held: unknown, the caller looks again later) and errno
+ * EAGAIN; -1 with another errno if the state cannot be used (then the
+ * caller runs the snapshot unpaced and says so: politeness never stops the
+ * archive).  hostslots_give() writes the slot's idle line from the run's
+ * start and end, hostslots_drop() an idle line with no wait (nothing ran),
+ * and both unlock it, not close it (an fd that is not one of hs's is
+ * closed).  A slot hs holds is skipped by its takes (a flock on it again
+ * would be granted).  At most
  * HOSTSLOTS_KEEP (32) hosts are kept open beyond those with a held slot.
  * Slot files are never replaced or removed (hosts/ is abx's own); one
  * removed by hand while a run holds it open paces that run apart from the

@@ -6,9 +6,9 @@
  * one's host key is read off its record once a run (a snapshot without a
  * host is not paced); with ROBOTS_TXT=obey one its host's robots.txt
  * disallows is sealed unrun instead (robotsgate.c); the others need a free
- * pacing slot of their host (hostpace_take: HOST_MAX_CONCURRENT at once,
+ * pacing slot of their host (hostslots_take: HOST_MAX_CONCURRENT at once,
  * HOST_DELAY apart, none while the host is paused after a 429; through
- * the run's host directories and slot files kept open, hostslots_take).  A host
+ * the run's host directories and slot files kept open).  A host
  * found waiting is not tried again in the same choice, so its slots go to
  * other hosts' snapshots; the earliest time one frees is kept in
  * cr->host_until, the candidates left to them counted in cr->host_blocked.

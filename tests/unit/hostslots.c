@@ -3,13 +3,15 @@
  *   - two takes of a host with HOST_MAX_CONCURRENT=2 get its two slots, a
  *     third waits (EAGAIN): a slot it holds is never granted again;
  *   - the lock is the file's: another open of slot-0 (another process, or
- *     hostpace_take) cannot take it while held, and can once given;
+ *     another runner's hostslots) cannot take it while held, and can once
+ *     given;
  *   - given back, a slot waits HOST_DELAY (the until of the EAGAIN is its
  *     not_before); dropped, it is free at once;
  *   - a pause file in force: EAGAIN with its until;
  *   - a slot taken elsewhere is passed over for the next;
  *   - each slot file is opened once over all these takes (the fds it
  *     returns are the same), the host's directory once;
+ *   - an fd that is not one of its slots is closed by hostslots_give;
  *   - a slot given or dropped twice stays open (one of hs's is never
  *     closed but by hostslots_free);
  *   - hostslots_free closes them: the slots are free to anyone.
@@ -74,7 +76,11 @@ main(void)
 	ok(c < 0 && errno == EAGAIN && until == 0, "a third waits (EAGAIN, until unknown: both held)");
 	ok(free_elsewhere(tmp, key, 0) == 0, "slot-0 cannot be locked through another open of it");
 	int64_t u2;
-	ok(hostpace_take(dfd, key, &hp, "other", now, &u2) < 0 && errno == EAGAIN, "nor by hostpace_take");
+	hostslots_t other_run = {0};
+	errno = 0;
+	ok(hostslots_take(&other_run, dfd, key, &hp, "other", now, &u2) < 0 && errno == EAGAIN,
+	    "nor by another runner's hostslots");
+	hostslots_free(&other_run);
 	ok(nfds() - base == 3, "the host's directory and two slot files are open");
 
 	/* given back: HOST_DELAY before the next */
@@ -132,10 +138,10 @@ main(void)
 	    "the slot says who runs: %.60s", buf_cstr(&txt));
 	buf_free(&txt);
 
-	/* a fd that is not one of hs's is given back as hostpace_give does */
-	int d = hostpace_take(dfd, "other.example", &hp, "x", now, &until);
+	/* an fd that is not one of hs's is closed */
+	int d = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	hostslots_give(&hs, d, &hp, now, now);
-	ok(fcntl(d, F_GETFD) < 0, "an fd hostpace_take gave is closed by hostslots_give");
+	ok(d >= 0 && fcntl(d, F_GETFD) < 0, "an fd that is not one of its slots is closed by hostslots_give");
 
 	hostslots_free(&hs);
 	ok(nfds() == base, "hostslots_free closes them all");
