@@ -192,7 +192,10 @@ put_items(store_t *s, const item_t *v, size_t n, int crawl, int first, int last)
 					crawl_rec(&r, &v[i], stage);
 				else
 					snapshot_rec(s, &r, &v[i], stage);
-				store_put(s, &r);
+				if (stage == first)
+					store_put_new(s, &r);   /* ids made by this run */
+				else
+					store_put(s, &r);
 				rec_free(&r);
 			}
 			store_unlock(s);

@@ -8,7 +8,8 @@
  * In a fresh data directory under DIR (removed at exit): one crawl with
  * (r + w) * k due snapshots, written through the store.  Each round makes
  * k durable claims (claim_next, a time lease, fdatasync on: what abx-claim
- * does once the tool is running) interleaved with k rounds of the floor
+ * does once the tool is running; in one process that arms its journals as
+ * abx-tick does, store.h) interleaved with k rounds of the floor
  * the claim stands on: flock(LOCK_EX) on a file in the same directory, a
  * 512-byte O_APPEND write, fdatasync, flock(LOCK_UN) — one locked durable
  * append, the least a claim that commits a line under a lock can cost
@@ -106,7 +107,7 @@ queue(store_t *s, int n)
 	rec_set_str(&r, "status", "started");
 	rec_set_time(&r, "retry_at", t0 + 30 * 86400 * INT64_C(1000000));
 	rec_set_time(&r, "created_at", t0);
-	store_put(s, &r);
+	store_put_new(s, &r);
 	rec_free(&r);
 	for (int i = 0; i < n; i++) {
 		char id[ID_LEN + 1], url[64];
@@ -121,7 +122,7 @@ queue(store_t *s, int n)
 		rec_set_time(&r, "retry_at", t0 + i);
 		rec_set_time(&r, "created_at", t0 + i);
 		rec_set_int(&r, "depth", 0);
-		store_put(s, &r);
+		store_put_new(s, &r);
 		rec_free(&r);
 	}
 	if (store_unlock(s) < 0)
@@ -156,6 +157,7 @@ main(int argc, char **argv)
 	store_t s;
 	if (store_open(&s, tmproot, 1) < 0)
 		die(s.err, "%s", s.errmsg);
+	s.arm = 1;   /* many claims in one process, as abx-tick makes them */
 	int total = (rounds + warm + (prof != NULL)) * k;
 	queue(&s, total);
 	char floorp[4200];

@@ -150,6 +150,7 @@ main(int argc, char **argv)
 	store_t s;
 	if (store_open(&s, o.dir, 0) < 0)
 		die(s.err, "%s", s.errmsg);
+	s.arm = 1;   /* it commits often, and disarms before it sleeps */
 	buf_t why = {0};
 	int bad = settings_check_global(s.dfd, &why);
 	if (bad)

@@ -26,8 +26,10 @@ like "$(cat "$T/lease")" "/locks/" "and it is the item's lock file"
 # signals: none ignored and none blocked in the command, though abx-claim
 # was started with SIGINT, SIGQUIT and SIGUSR1 ignored (as a shell's
 # background job has SIGINT and SIGQUIT)
+# (exec: the command reads its own status; a shell that forked grep
+# instead may still block every signal around its fork when grep reads)
 # shellcheck disable=SC2016  # the command's own $$
-(trap '' INT QUIT USR1; exec abx-claim -d "$D" -k snapshot sh -c 'grep -E "^Sig(Ign|Blk):" /proc/$$/status') \
+(trap '' INT QUIT USR1; exec abx-claim -d "$D" -k snapshot sh -c 'exec grep -E "^Sig(Ign|Blk):" /proc/$$/status') \
 	>"$T/sig" 2>"$T/err"
 is "$?" 0 "the command ran with signals ignored in abx-claim"
 is "$(awk '$1 == "SigBlk:" { print $2 }' "$T/sig")" 0000000000000000 "no signal is blocked in the command"

@@ -19,7 +19,7 @@ all_readable() {
 }
 D=$T/data
 
-for f in journal-half-line journal-before-write journal-after-write index-half-line; do
+for f in journal-half-line journal-before-write journal-after-write index-half-line index-note-half-line; do
 	setup
 	ABX_TEST_FAULT=$f abx-add -d "$D" http://127.0.0.1:1/new >/dev/null 2>&1
 	is "$?" 137 "$f: the writer was killed"

@@ -64,7 +64,7 @@ put_snapshots(store_t *s, const char *tags, const urllist_t *l, const char *cid,
 		tagset_add(&t, tags);
 		tagset_add(&t, l->v[i].tags);
 		record_snapshot(&snap, now, cid, l->v[i].url, 0, NULL, l->v[i].title, buf_cstr(&t));
-		store_put(s, &snap);
+		store_put_new(s, &snap);
 		rec_free(&snap);
 		buf_free(&t);
 	}
@@ -103,10 +103,10 @@ addcmd_queue(store_t *s, addcmd_t *a, urllist_t *l, buf_t *line, buf_t *why)
 		record_status(&crawl, "sealed", -1);
 		rec_set_raw(&crawl, "is_template", "true");
 		rec_set_str(&crawl, "notes", "the template of a schedule");
-		store_put(s, &crawl);
+		store_put_new(s, &crawl);
 		schedule_create(s, &crawl, a->schedule, &sr);
 	} else if (rc == 0) {
-		store_put(s, &crawl);
+		store_put_new(s, &crawl);
 		put_snapshots(s, buf_cstr(&tags), l, cid, now);
 	}
 	/* all or nothing (store.h): on failure no line of it is kept */

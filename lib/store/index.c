@@ -24,6 +24,7 @@
 #include "base/fs.h"
 #include "base/fsretry.h"
 #include "store/indexchain.h"
+#include "store/nolock.h"
 #include "store/store_int.h"
 
 /* -------------------------------------------------------------- index */
@@ -87,6 +88,8 @@ index_drop(store_t *s)
 	s->idxfd = -1;
 	s->idxoff = 0;
 	s->idxino = 0;
+	s->nolock_off = 0;
+	s->tops_synced = 0;
 	ichain_t *c = chain_of(s);
 	c->known = c->verify = c->mine = c->verified = 0;
 	c->mark_off = 0;
@@ -226,8 +229,10 @@ index_apply_fast(store_t *s, const char *line, size_t len)
 	}
 	if (*p++ != ',' || take_str(&p, end, "created_at", ca, sizeof ca) < 0 || strlen(ca) != ISO_LEN ||
 	    *p++ != ',' || take_num(&p, end, "depth", &depth) < 0 || *p++ != ',' ||
-	    take_num(&p, end, "lease", &lease) < 0 || *p++ != ',' || take_num(&p, end, "off", &off) < 0 ||
-	    p != end)
+	    take_num(&p, end, "lease", &lease) < 0 || *p++ != ',' || take_num(&p, end, "off", &off) < 0)
+		return -1;
+	int nl = end - p == 7 && memcmp(p, ",\"nl\":1", 7) == 0;   /* nolock.h */
+	if (p != end && !nl)
 		return -1;
 	int64_t ct = iso_fast(ca);
 	if (ct == -1)
@@ -236,6 +241,7 @@ index_apply_fast(store_t *s, const char *line, size_t len)
 	int was = e->live;
 	memcpy(e->type, type, sizeof e->type);
 	memcpy(e->status, st, sizeof e->status);
+	e->nolock |= nl;
 	memcpy(e->crawl_id, id_valid(cid) ? cid : "", id_valid(cid) ? sizeof e->crawl_id : 1);
 	e->off = off;
 	e->retry_at = rt;
@@ -268,6 +274,7 @@ state_apply(store_t *s, const char *line, size_t len)
 	if (e == q + 8 || e != line + body)
 		return -1;
 	jstate(s, j, 1)->end = end;
+	s->tops_noted |= store_is_top(j);   /* storelock.c */
 	return 0;
 }
 
@@ -275,7 +282,8 @@ state_apply(store_t *s, const char *line, size_t len)
 int
 index_apply(store_t *s, const char *line, size_t len)
 {
-	if (index_apply_fast(s, line, len) == 0 || state_apply(s, line, len) == 0)
+	if (index_apply_fast(s, line, len) == 0 || state_apply(s, line, len) == 0 ||
+	    nolock_apply(s, line, len) == 0)
 		return 0;
 	rec_t r;
 	if (rec_parse(&r, line, len) < 0)
@@ -285,8 +293,10 @@ index_apply(store_t *s, const char *line, size_t len)
 		free(id);
 		char *j = rec_str(&r, "j");
 		int ok = j || rec_raw(&r, "boot_id");
-		if (j)
+		if (j) {
 			jstate(s, j, 1)->end = rec_int(&r, "end", 0);
+			s->tops_noted |= store_is_top(j);
+		}
 		free(j);
 		rec_free(&r);
 		return ok ? 0 : -1;
@@ -306,6 +316,7 @@ index_apply(store_t *s, const char *line, size_t len)
 		e->created_at = rec_time(&r, "created_at");
 		e->depth = rec_int(&r, "depth", 0);
 		e->lease = rec_int(&r, "lease", 0);
+		e->nolock |= rec_int(&r, "nl", 0) == 1;
 		e->live = 1;
 	}
 	s->nlive += e->live - was;
@@ -334,8 +345,8 @@ index_line(store_t *s, buf_t *b, const ient_t *e)
 		buf_addf(b, "\"%s\"", ra);
 	else
 		buf_adds(b, "null");
-	buf_addf(b, ",\"created_at\":\"%s\",\"depth\":%d,\"lease\":%d,\"off\":%lld}\n", ca, e->depth,
-	    e->lease, (long long)e->off);
+	buf_addf(b, ",\"created_at\":\"%s\",\"depth\":%d,\"lease\":%d,\"off\":%lld%s}\n", ca, e->depth,
+	    e->lease, (long long)e->off, e->nolock && !s->nolock_off ? ",\"nl\":1" : "");
 }
 
 void
@@ -346,15 +357,21 @@ index_header(store_t *s, buf_t *b)
 	buf_adds(b, "}\n");
 }
 
-void
+int
 index_append(store_t *s, buf_t *b)
 {
+	return index_note(s, b, "index-half-line");
+}
+
+int
+index_note(store_t *s, buf_t *b, const char *fault)
+{
 	if (b->len == 0)
-		return;
+		return 0;
 	if (s->idxfd < 0 && index_refresh(s) < 0)
-		return;
+		return -1;
 	if (s->idxfd < 0)
-		return;
+		return -1;
 	/* the lines go with their marks; after another boot's lines, a boot
 	 * line first, so that its readers check this boot's lines */
 	ichain_t *c = chain_of(s);
@@ -373,10 +390,10 @@ index_append(store_t *s, buf_t *b)
 		 * trusts (it rewrites the index) */
 		buf_add(&out, b->p, b->len);
 	}
-	if (fault_armed("index-half-line")) {
+	if (fault_armed(fault)) {
 		ssize_t hw = write(s->idxfd, out.p, out.len / 2 + 1);
 		(void)hw;
-		fault_point("index-half-line");
+		fault_point(fault);
 	}
 	ssize_t w = write(s->idxfd, out.p, out.len);
 	if (w != (ssize_t)out.len) {
@@ -388,7 +405,7 @@ index_append(store_t *s, buf_t *b)
 		    INDEX_PATH);
 		buf_free(&out);
 		index_drop(s);
-		return;
+		return -1;
 	}
 	if (c->known && c->mark_off == s->idxoff) {
 		c->mark_h = h;
@@ -399,6 +416,7 @@ index_append(store_t *s, buf_t *b)
 	for (size_t i = 0; i < out.len; i++)
 		s->flines += out.p[i] == '\n';
 	buf_free(&out);
+	return 0;
 }
 
 /*
@@ -469,6 +487,10 @@ void
 index_write_full(store_t *s)
 {
 	buf_t b = {0};
+	/* bits another boot's lines made untrustworthy are dropped, not
+	 * written: the file this makes is of this boot alone (nolock.h) */
+	for (size_t i = 0; i < s->tabcap && s->nolock_off; i++)
+		s->tab[i].nolock = 0;
 	index_header(s, &b);
 	for (size_t i = 0; i < s->tabcap; i++)
 		if (s->tab[i].used && s->tab[i].live)

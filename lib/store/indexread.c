@@ -247,6 +247,9 @@ refresh(store_t *s, int attempt)
 		}
 	}
 	free(p);
+	/* another boot's lines may lack lock lines (nolock.h) */
+	if (c->verify)
+		s->nolock_off = 1;
 	/* a hole, or another boot's lines no mark vouches for at all (an
 	 * index of an older abx): treated as a torn index */
 	if (bad || (tail && !c->verified))

@@ -24,6 +24,13 @@
 
 /* ------------------------------------------------------------- journals */
 
+int
+store_is_top(const char *j)
+{
+	return strcmp(j, "crawls.jsonl") == 0 || strcmp(j, "schedules.jsonl") == 0 ||
+	    strcmp(j, "binaries.jsonl") == 0;
+}
+
 /*
  * Cut a torn tail off an append-only file we hold the lock for.  The
  * fragment is kept in "<rel>.torn" so nothing is dropped silently.  Only
@@ -619,7 +626,17 @@ store_compact(store_t *s, const char *journal, int force)
 			}
 		}
 		fault_point("compact-before-rename");
-		if (fs_replace(s->dfd, journal, out.p, out.len, s->durable) < 0) {
+		/* a top-level journal: noted in the index before it changes
+		 * (store_is_top): the next locker replays it whole if the
+		 * lines below are lost */
+		buf_t pre = {0};
+		if (store_is_top(journal)) {
+			jstate_t *ps = jstate(s, journal, 0);
+			state_line(&pre, journal, ps ? ps->end : 0);
+		}
+		int noted = index_note(s, &pre, "index-note-half-line");
+		buf_free(&pre);
+		if (noted < 0 || fs_replace(s->dfd, journal, out.p, out.len, s->durable) < 0) {
 			/* the journal stays as it was; so does the index */
 			store_fail(s, EX_IOERR_, errno, "unable to compact %s/%s", s->dir, journal);
 			index_drop(s);

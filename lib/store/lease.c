@@ -11,6 +11,7 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "store/lease.h"
+#include "store/nolock.h"
 #include "store/storefd.h"
 
 static void
@@ -42,15 +43,30 @@ lease_take(store_t *s, const char *id, int *fdp)
 	for (int tries = 0; tries < 10; tries++) {
 		/* no O_CLOEXEC: the lease is inherited by CMD on purpose;
 		 * callers that exec other things close it themselves */
-		int fd = fs_open(ld, name, O_RDWR, 0);
+		/* the index may know there is no file (nolock.h): no look */
+		int fd = -1;
+		if (nolock_known(s, id))
+			errno = ENOENT;
+		else
+			fd = fs_open(ld, name, O_RDWR, 0);
 		if (fd < 0 && errno == ENOENT) {
-			if (!fdp)
+			if (!fdp) {
+				nolock_seen(s, id);
 				return LEASE_TAKEN;   /* no file: no holder (see lease.h) */
+			}
 			/* lock files are created only under the store lock,
-			 * so a probe under it that finds none is exact */
+			 * so a probe under it that finds none is exact; the
+			 * index is told first (nolock.h) */
 			int had = s->locked;
-			if (!had)
-				store_lock(s);
+			if (!had && store_lock(s) < 0)
+				return LEASE_UNKNOWN;
+			if (nolock_made(s, id) < 0) {
+				if (!had)
+					store_unlock(s);
+				warnx_("unable to note the lock file %s/%s in %s/%s; taking the lease as held",
+				    s->dir, p, s->dir, "index/active.jsonl");
+				return LEASE_UNKNOWN;
+			}
 			fd = fs_open(ld, name, O_RDWR | O_CREAT, 0644);
 			if (fd < 0 && errno == ENOENT && fs_mkdirs(s->dfd, "locks") == 0)
 				fd = fs_open(s->dfd, p, O_RDWR | O_CREAT, 0644);
@@ -93,12 +109,18 @@ int
 lease_busy(store_t *s, const char *id)
 {
 	char p[64];
+	if (nolock_known(s, id))
+		return 0;   /* nolock.h */
 	lock_path(id, p, sizeof p);
 	const char *name;
 	int ld = lock_at(s, id, p, &name);
 	int fd = fs_open(ld, name, O_RDONLY, 0);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : 1;
+	if (fd < 0 && errno != ENOENT)
+		return 1;
+	if (fd < 0) {
+		nolock_seen(s, id);
+		return 0;
+	}
 	int busy = 0;
 	if (flock(fd, LOCK_SH | LOCK_NB) < 0)
 		busy = 1;    /* EWOULDBLOCK, or unknown: both count as held */

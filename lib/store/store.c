@@ -15,6 +15,7 @@
  *   journal.c      journals: scan, replay, rebuild, compaction
  *   expire.c       the index of expiries (expire.h)
  *   storefd.c      descriptors kept open: journals, locks/ (storefd.h)
+ *   nolock.c       what the index knows of lock files (nolock.h)
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -238,6 +239,7 @@ store_close(store_t *s)
 	if (s->dfd >= 0)
 		close(s->dfd);
 	free(s->pend);
+	free(s->leasednew);
 	free(s->dir);
 	int err = s->err;
 	unsigned nerr = s->nerr;

@@ -38,7 +38,11 @@
  * into the index, before any hint is trusted, of the journals that can
  * hold active items (the top-level ones, and a crawl's while the crawl or
  * an item of it is active: a finished crawl's journal is never opened by
- * a lock; a commit to one replays it first).  The index is compacted when
+ * a lock; a commit to one replays it first).  A top-level journal is
+ * replayed only while the index took another process's line since it was
+ * last checked, or after a second: a commit or compaction of one appends
+ * its state line to the index before it writes it (storelock.c).  The index
+ * also says which items have no lock file (nolock.h).  The index is compacted when
  * its file holds more than twice its live lines plus 64 (without the 64
  * after a transaction that made an entry gone: a sealed item's rows do not
  * stay).  A hint is also checked
@@ -101,6 +105,7 @@ typedef struct {
 	int lease;                     /* a flock lease is recorded */
 	int used;                      /* hash slot in use */
 	int live;                      /* active (else a tombstone) */
+	int nolock;                    /* no locks/<id> (nolock.h) */
 } ient_t;
 
 typedef struct pending pending_t;
@@ -149,6 +154,12 @@ typedef struct store {
 	jstate_t *js;                  /* journal ends, from state lines */
 	struct ichain *chain;          /* the file's chain of marks (indexchain.h) */
 	size_t njs, jscap;
+	int nolock_off;                /* another boot's lines: no nolock bit holds */
+	int tops_noted;                /* a top-level journal's state line read since ... */
+	int tops_synced;               /* ... the top-level journals were checked */
+	int64_t tops_at;               /* ... at this clock_mono() */
+	char (*leasednew)[ID_LEN + 1]; /* lock files made before their id's record */
+	size_t nleasednew;
 	/* staged changes */
 	pending_t *pend;
 	size_t npend, pendcap;
@@ -167,12 +178,15 @@ typedef struct store {
 	struct {
 		char j[128];
 		int fd, rw, pinned;
+		int armed;             /* holds a shared flock (storefd.h) */
 		struct stat st;        /* its fstat, taken in epoch ... */
 		unsigned epoch;
 	} jfd[JFD_KEEP];
 	int njfd;
 	unsigned jepoch;               /* under the lock; moved by every change */
 	int locksfd;                   /* locks/, or -1 */
+	int reasserted;                /* a commit re-asserted the store lock */
+	int arm;                       /* arm journals (storefd.h): set by the caller */
 } store_t;
 
 /* Open DIR (NULL: $ABX_DIR, else the default).  create: make it if absent;
@@ -324,10 +338,22 @@ int store_snap_was_final(store_t *s, const char *id);
 
 /* Stage a new version (sets modified_at).  Needs the lock. */
 void store_put(store_t *s, rec_t *r);
+/* Stage the first version of a record whose id this process has just
+ * made (record.h), which nobody else can know yet: the index may then say
+ * that no lock file exists for it (nolock.h).  Otherwise store_put. */
+void store_put_new(store_t *s, rec_t *r);
 /* The same, keeping the modified_at r has: a version made before the lock
  * (seal_snapshot_ahead), whose files show it, staged once the record is
  * checked to be the one it was made from. */
 void store_put_as_is(store_t *s, rec_t *r);
+
+/* Armed journals (storefd.h): a process that commits often and keeps
+ * working sets s->arm, so that from its second commit on its commits need
+ * not re-assert the store lock; it calls store_disarm() before it waits
+ * long (abx-tick --daemon between passes), because on GlusterFS a lock
+ * lost to a brick restart makes its file unusable to every process of the
+ * host while a descriptor that held the lock stays open. */
+void store_disarm(store_t *s);
 
 /* Journal of a record (by type and crawl_id), into out. */
 int store_journal_of(const rec_t *r, char *out, size_t n);

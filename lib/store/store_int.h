@@ -20,6 +20,7 @@ struct pending {
 	char id[ID_LEN + 1];
 	rec_t rec;
 	int active;
+	int fresh;            /* store_put_new */
 };
 
 /* index.c: the active index */
@@ -51,7 +52,11 @@ void index_header(store_t *s, buf_t *b);
 int index_refresh(store_t *s);
 /* Append index lines; a failure is only warned of (the index is a hint)
  * and makes the index be reloaded. */
-void index_append(store_t *s, buf_t *b);
+int index_append(store_t *s, buf_t *b);   /* 0, or -1: not written */
+/* The same, for a line that must be there before a change it tells of (a
+ * top-level journal's state, a lock file's: fault point fault, where
+ * index_append's is "index-half-line"). */
+int index_note(store_t *s, buf_t *b, const char *fault);
 void index_write_full(store_t *s);   /* compact the index */
 void index_mark_needed(store_t *s);  /* set jstate need (see index.c) */
 int index_bloated(const store_t *s);
@@ -65,7 +70,7 @@ int lean_vouched(const store_t *s, const char *j);   /* a hint names journal j *
 /* The latest version of a hinted id: 0, or -1 (no hint, or it failed its
  * check: the caller leaves lean mode). */
 int lean_get(store_t *s, const char *id, rec_t *out);
-void lean_index_append(store_t *s, const buf_t *b);
+int lean_index_append(store_t *s, const buf_t *b);   /* 0, or -1 */
 
 /* storeloc.c: location hints of finished records (index/loc/) */
 void crawl_loc_write(store_t *s, const char *id, int64_t off);
@@ -88,6 +93,9 @@ void expire_note(store_t *s, const rec_t *r);
 int ient_cmp(const void *a, const void *b);
 
 /* journal.c: journals */
+/* Is j a top-level journal (crawls.jsonl, schedules.jsonl, binaries.jsonl)?
+ * A commit or compaction of one notes it in the index first (storelock.c). */
+int store_is_top(const char *j);
 int repair_tail(store_t *s, int fd, const char *rel, int keep, struct stat *known, int64_t clean);
 void entry_journal(const ient_t *e, char *out, size_t n);
 int read_line_at(int fd, int64_t off, buf_t *out);

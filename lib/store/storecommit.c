@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "base/exitcodes.h"
 #include "base/fs.h"
 #include "store/durable.h"
+#include "store/nolock.h"
 #include "store/store_int.h"
 #include "store/storefd.h"
 
@@ -60,7 +62,17 @@ store_put_as_is(store_t *s, rec_t *r)
 	memcpy(p->id, id, ID_LEN + 1);
 	rec_copy(&p->rec, r);
 	p->active = record_is_active(r);
+	p->fresh = 0;
 	free(id);
+}
+
+void
+store_put_new(store_t *s, rec_t *r)
+{
+	size_t n = s->npend;
+	store_put(s, r);
+	if (s->npend > n)
+		s->pend[n].fresh = 1;
 }
 
 /* Is r of a type the index holds? */
@@ -104,8 +116,19 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 	if (!s->lean && !jstate(s, j, 0))
 		return store_fail(s, EX_IOERR_, ENOSPC, "unable to note %s/%s in %s/%s", s->dir, j, s->dir,
 		    INDEX_PATH);
-	buf_t lines = {0}, post = {0};
 	w->base = st.st_size;
+	/* a top-level journal is not stat'ed at a lock while the index took
+	 * no other line (storelock.c): its state goes to the index first */
+	if (!s->lean && store_is_top(j)) {
+		buf_t pre = {0};
+		state_line(&pre, j, w->base);
+		int rc = index_note(s, &pre, "index-note-half-line");
+		buf_free(&pre);
+		if (rc < 0)
+			return store_fail(s, EX_IOERR_, ENOSPC, "unable to note %s/%s in %s/%s", s->dir, j,
+			    s->dir, INDEX_PATH);
+	}
+	buf_t lines = {0}, post = {0};
 	for (size_t i = 0; i < s->npend; i++) {
 		pending_t *p = &s->pend[i];
 		if (done[i] || strcmp(p->journal, j) != 0)
@@ -128,6 +151,7 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 			ient_t e = {0};
 			snprintf(e.id, sizeof e.id, "%s", p->id);
 			ient_from(&e, &p->rec, off);
+			e.nolock = p->fresh && nolock_fresh_ok(s, p->id);
 			if (p->active || indexable(&p->rec))
 				index_line(s, p->active ? &w->idx : &post, &e);
 			lhint_t *h = lean_hint(s, p->id);
@@ -139,7 +163,10 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 		int was_live = e && e->live;
 		if (p->active || was_live) {
 			index_set_from(s, &p->rec, off);
-			index_line(s, p->active ? &w->idx : &post, index_slot(s, p->id, 0));
+			ient_t *e = index_slot(s, p->id, 0);
+			if (e && p->fresh && nolock_fresh_ok(s, p->id))
+				e->nolock = 1;
+			index_line(s, p->active ? &w->idx : &post, e);
 		}
 	}
 	buf_add(&w->idx, post.p ? post.p : "", post.len);
@@ -160,6 +187,11 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 		if (n > 0 && ftruncate(w->fd, w->base) < 0)
 			return store_fail(s, EX_IOERR_, e, "unable to append to %s/%s (and unable to cut "
 			    "the partial line off: the next writer will)", s->dir, j);
+		/* an armed journal (storefd.h) fails once the lock is lost:
+		 * say so if the store lock is indeed gone */
+		if (n < 0 && s->lockfd >= 0 && flock(s->lockfd, LOCK_EX | LOCK_NB) < 0)
+			return store_fail(s, EX_TEMPFAIL_, e, "lost the store lock of %s (a write to %s "
+			    "failed); nothing was committed", s->dir, j);
 		return store_fail(s, EX_IOERR_, e, "unable to append to %s/%s", s->dir, j);
 	}
 	w->end = w->base + len;
@@ -197,6 +229,26 @@ unwrite_journal(store_t *s, jwrite_t *w)
 		store_fail(s, EX_IOERR_, e, "%s; the lines written to %s/%s before the failure may "
 		    "stay committed (unable to cut them off)", was, s->dir, w->j);
 	}
+}
+
+/* Is the store lock still ours?  Re-asserted, unless every journal this
+ * commit writes is armed (storefd.h): then a lock lost since fails the
+ * first write instead.  From its second commit on, a process that arms
+ * (s->arm) arms the journals it writes before it re-asserts (a process
+ * that commits once takes no lock it would not use). */
+static int
+still_ours(store_t *s)
+{
+	int all = 1;
+	for (size_t i = 0; i < s->npend && all; i++)
+		all = jfd_armed(s, s->pend[i].journal);
+	if (all)
+		return 0;
+	if (s->reasserted && s->arm)
+		for (size_t i = 0; i < s->npend; i++)
+			jfd_arm(s, s->pend[i].journal);
+	s->reasserted = 1;
+	return store_still_locked(s);
 }
 
 /* Drop what is staged; the index in memory is reloaded from the file. */
@@ -383,7 +435,7 @@ store_commit(store_t *s)
 	 * (a brick restarted under GlusterFS's strict-locks: EBADFD; an NFS
 	 * lease expired: ENOLCK, EIO), and another host may hold it now: then
 	 * nothing is written.  Locally this re-asserts a held lock: a no-op. */
-	if (store_still_locked(s) < 0) {
+	if (still_ours(s) < 0) {
 		store_discard(s);
 		s->rollback = 1;
 		return -1;
@@ -405,7 +457,8 @@ store_commit(store_t *s)
 	/* lean: a journal no hint names may be one the index does not know
 	 * (store.h): load the index and commit as always */
 	for (size_t i = 0; i < s->npend && s->lean; i++)
-		if (!lean_vouched(s, s->pend[i].journal) && store_unlean(s) < 0) {
+		if ((!lean_vouched(s, s->pend[i].journal) || store_is_top(s->pend[i].journal)) &&
+		    store_unlean(s) < 0) {
 			store_discard(s);
 			return -1;
 		}
@@ -443,6 +496,8 @@ store_commit(store_t *s)
 	for (size_t k = 0; k < nw; k++)
 		buf_free(&w[k].idx);
 	jfd_unpin_all(s);   /* the journals' descriptors stay open (storefd.h) */
+	if (rc < 0 && s->err == EX_TEMPFAIL_)
+		jfd_drop_armed(s);   /* the lock lost: theirs too (storefd.h) */
 	free(w);
 	free(done);
 	store_discard(s);

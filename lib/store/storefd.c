@@ -1,6 +1,7 @@
 /* storefd.c — see storefd.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +18,17 @@ drop(store_t *s, int i)
 	s->njfd--;
 }
 
+/* Close every armed descriptor not pinned: their locks are lost with the
+ * one that failed, and on GlusterFS their files are unusable to every
+ * process of the host while they are open. */
+void
+jfd_drop_armed(store_t *s)
+{
+	for (int i = s->njfd - 1; i >= 0; i--)
+		if (s->jfd[i].armed && !s->jfd[i].pinned)
+			drop(s, i);
+}
+
 int
 jfd_open(store_t *s, const char *j, int write, int existed, struct stat *st)
 {
@@ -26,8 +38,14 @@ jfd_open(store_t *s, const char *j, int write, int existed, struct stat *st)
 	for (int i = 0; i < s->njfd; i++) {
 		if (strcmp(s->jfd[i].j, j) != 0)
 			continue;
-		if ((!write || s->jfd[i].rw) && jfd_stat(s, s->jfd[i].fd, st) == 0 && st->st_nlink > 0)
+		int good = jfd_stat(s, s->jfd[i].fd, st) == 0;
+		if ((!write || s->jfd[i].rw) && good && st->st_nlink > 0)
 			return s->jfd[i].fd;
+		if (!good && s->jfd[i].armed && !s->jfd[i].pinned) {
+			/* its lock lost: so are the others' (storefd.h) */
+			jfd_drop_armed(s);
+			break;
+		}
 		if (s->jfd[i].pinned)   /* a commit writes it: never closed under it */
 			return fstat(s->jfd[i].fd, st) == 0 ? s->jfd[i].fd : -1;
 		drop(s, i);   /* replaced, removed, or read-only */
@@ -51,6 +69,7 @@ jfd_open(store_t *s, const char *j, int write, int existed, struct stat *st)
 	s->jfd[s->njfd].fd = fd;
 	s->jfd[s->njfd].rw = write;
 	s->jfd[s->njfd].pinned = 0;
+	s->jfd[s->njfd].armed = 0;
 	s->jfd[s->njfd].st = *st;
 	s->jfd[s->njfd].epoch = s->locked ? s->jepoch : 0;
 	s->njfd++;
@@ -129,4 +148,33 @@ store_locks_dir(store_t *s, int create)
 	if (fd >= 0)
 		s->locksfd = fd;
 	return fd;
+}
+
+int
+jfd_armed(store_t *s, const char *j)
+{
+	struct stat st;
+	for (int i = 0; i < s->njfd; i++)
+		if (strcmp(s->jfd[i].j, j) == 0)
+			return s->jfd[i].armed && s->jfd[i].rw && jfd_stat(s, s->jfd[i].fd, &st) == 0 &&
+			    st.st_nlink > 0;
+	return 0;
+}
+
+void
+jfd_arm(store_t *s, const char *j)
+{
+	for (int i = 0; i < s->njfd; i++)
+		if (strcmp(s->jfd[i].j, j) == 0 && s->jfd[i].rw && !s->jfd[i].armed)
+			s->jfd[i].armed = flock(s->jfd[i].fd, LOCK_SH | LOCK_NB) == 0;
+}
+
+void
+store_disarm(store_t *s)
+{
+	for (int i = 0; i < s->njfd; i++)
+		if (s->jfd[i].armed) {
+			flock(s->jfd[i].fd, LOCK_UN);
+			s->jfd[i].armed = 0;
+		}
 }

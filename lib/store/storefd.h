@@ -34,6 +34,27 @@
  *   jfd_stat(s, fd, &st)   fstat, or the kept one if fd is a journal's
  *   jfd_changed(s)         a journal was written or cut: stat them again
  *
+ * A kept journal descriptor may be armed (in a process that sets s->arm:
+ * store.h): it holds a shared flock on its journal (no writer of abx
+ * takes any other lock on a journal), taken under the store lock by a
+ * commit that re-asserted the store lock after taking it.  A filesystem that loses locks loses them all at once (a
+ * GlusterFS brick restarted: every lock it held; an NFS client's lease
+ * expired: all of that client's), and then fails every later call on a
+ * descriptor whose lock was lost (GlusterFS with client.strict-locks:
+ * EBADFD; NFS: EIO): so while a journal's descriptor is armed, a write to
+ * it fails if the store lock was lost since it was armed, and a commit
+ * that writes only armed journals need not re-assert the store lock first
+ * (storecommit.c: one round trip to the server less).  A lock lost is
+ * lost for all: a jfd_open that finds an armed descriptor failing closes
+ * every armed one (GlusterFS makes a file whose lock it lost unusable to
+ * every process of the host while such a descriptor is open).
+ *   jfd_armed(s, j)   1 if j's kept descriptor is armed and still names
+ *                     the journal (its fstat, kept for the transaction)
+ *   jfd_arm(s, j)     arm j's kept read-write descriptor, if there is one;
+ *                     the caller then re-asserts the store lock
+ *   jfd_drop_armed(s) close every armed descriptor not pinned (a commit
+ *                     found the store lock lost)
+ *
  *   lfd = store_locks_dir(s)   the locks/ directory, opened once (made if
  *        missing when create); lease lock files are opened relative to it
  *        (one name, O_NOFOLLOW).  -1 with errno.  It is the directory of
@@ -54,5 +75,8 @@ int jfd_stat(store_t *s, int fd, struct stat *st);
 void jfd_changed(store_t *s);
 void jfd_close_all(store_t *s);
 int store_locks_dir(store_t *s, int create);
+int jfd_armed(store_t *s, const char *j);
+void jfd_arm(store_t *s, const char *j);
+void jfd_drop_armed(store_t *s);
 
 #endif

@@ -97,9 +97,20 @@ catch_up(store_t *s)
 	memcpy(msg, s->errmsg, sizeof msg);
 	/* the top-level journals first: a crawl they make active again has
 	 * its journal replayed too */
+	/* a commit or a compaction of a top-level journal appends its state
+	 * line to the index before it writes the journal (storecommit.c,
+	 * journal.c), and so does a replay of one: while the index took no
+	 * other process's state line of one since they were last checked,
+	 * none of them can have grown but by a hand, and they are not
+	 * stat'ed again for a second (on a network filesystem, a round trip
+	 * each): a line appended by hand is taken within a second */
+	int64_t mono = clock_mono();
+	int check_tops = foreign || !s->tops_synced || s->tops_noted || mono - s->tops_at >= 1000000;
 	for (int top = 1; top >= 0; top--) {
 		if (!top && foreign)
 			index_ensure_crawls(s);
+		if (top && !check_tops)
+			continue;
 		index_mark_needed(s);
 		for (size_t i = 0; i < s->njs; i++) {
 			if (!s->js[i].need || (strncmp(s->js[i].j, "crawls/", 7) != 0) != top)
@@ -109,6 +120,13 @@ catch_up(store_t *s)
 			journal_sync(s, j);
 		}
 	}
+	/* checked: until the index takes another process's line (a replay
+	 * that failed is tried again at the next lock) */
+	if (check_tops) {
+		s->tops_synced = s->nerr == nerr;
+		s->tops_at = mono;
+	}
+	s->tops_noted = 0;
 	if (s->nerr != nerr) {
 		if (!s->replay_warned++)
 			warnx_("%s (its index hints are kept as they are)", s->errmsg);

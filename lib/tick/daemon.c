@@ -168,6 +168,7 @@ daemon_run(tick_t *t, double poll_flag, volatile sig_atomic_t *hup)
 			wait = d.poll < 1 ? d.poll : 1;
 		}
 		long secs = (long)wait + ((double)(long)wait < wait);   /* ceil */
+		store_disarm(s);   /* no lock held while asleep (store.h) */
 		if (watching) {
 			/* returns on a change, a signal (EINTR) or the timeout */
 			inotifytools_next_event(secs);

@@ -281,7 +281,7 @@ consider(discctx_t *d, rec_t *r)
 		rec_set_str(&child, "notes", why);
 		free(why);
 	}
-	store_put(d->s, &child);
+	store_put_new(d->s, &child);
 	rec_free(&child);
 	urlset_add(d->seen, url);
 	d->made += !refused;

@@ -94,7 +94,7 @@ enqueue(store_t *s, rec_t *sch, int64_t now, int verbose)
 		rec_set_str(&crawl, "schedule_id", sid);
 		char *label = rec_str(&tpl, "label");
 		rec_set_str(&crawl, "label", label ? label : "");
-		store_put(s, &crawl);
+		store_put_new(s, &crawl);
 		if (verbose) {
 			char *cid = rec_str(&crawl, "id");
 			info("schedule %s: crawl %s enqueued", sid, cid);

@@ -70,7 +70,7 @@ seed_snapshots(crawlrun_t *cr, const rec_t *crawl)
 		if (url && outlinks_seed_ok(&cr->ol, url)) {
 			rec_t snap;
 			record_snapshot(&snap, clock_now(), cr->cid, url, 0, NULL, title, buf_cstr(&tags));
-			store_put(s, &snap);
+			store_put_new(s, &snap);
 			rec_free(&snap);
 			urlset_add(&cr->ol.seen, url);
 		}
