@@ -163,7 +163,7 @@ write_journal(store_t *s, const char *j, char *done, jwrite_t *w)
 		int was_live = e && e->live;
 		if (p->active || was_live) {
 			index_set_from(s, &p->rec, off);
-			ient_t *e = index_slot(s, p->id, 0);
+			e = index_slot(s, p->id, 0);   /* the table may have grown */
 			if (e && p->fresh && nolock_fresh_ok(s, p->id))
 				e->nolock = 1;
 			index_line(s, p->active ? &w->idx : &post, e);

@@ -95,8 +95,6 @@ catch_up(store_t *s)
 	int err = s->err;
 	char msg[sizeof s->errmsg];
 	memcpy(msg, s->errmsg, sizeof msg);
-	/* the top-level journals first: a crawl they make active again has
-	 * its journal replayed too */
 	/* a commit or a compaction of a top-level journal appends its state
 	 * line to the index before it writes the journal (storecommit.c,
 	 * journal.c), and so does a replay of one: while the index took no
@@ -106,6 +104,8 @@ catch_up(store_t *s)
 	 * each): a line appended by hand is taken within a second */
 	int64_t mono = clock_mono();
 	int check_tops = foreign || !s->tops_synced || s->tops_noted || mono - s->tops_at >= 1000000;
+	/* the top-level journals first: a crawl they make active again has
+	 * its journal replayed too */
 	for (int top = 1; top >= 0; top--) {
 		if (!top && foreign)
 			index_ensure_crawls(s);
@@ -120,8 +120,8 @@ catch_up(store_t *s)
 			journal_sync(s, j);
 		}
 	}
-	/* checked: until the index takes another process's line (a replay
-	 * that failed is tried again at the next lock) */
+	/* checked: until the index takes a state line of one, or for a
+	 * second (a replay that failed is tried again at the next lock) */
 	if (check_tops) {
 		s->tops_synced = s->nerr == nerr;
 		s->tops_at = mono;
