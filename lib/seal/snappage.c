@@ -182,10 +182,22 @@ offline_link(buf_t *b, links_t *l, const rec_t *snap, const rec_t *v, size_t n)
 	free(src), free(url);
 }
 
+/* Has plugin a result among v (a file of it is looked for only then: on
+ * a network filesystem a look for a file that is not there costs round
+ * trips too)? */
+static int
+has_result(const rec_t *v, size_t n, const char *plugin)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rec_streq(&v[i], "type", "ArchiveResult") && rec_streq(&v[i], "plugin", plugin))
+			return 1;
+	return 0;
+}
+
 int
 snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int dfd, const char *dir, int sync)
 {
-	links_t l = {dfd, dir, page_ctype(dfd, dir), 0, sync, 0};
+	links_t l = {dfd, dir, has_result(v, n, "headers") ? page_ctype(dfd, dir) : NULL, 0, sync, 0};
 	char shot[4096];
 	snprintf(shot, sizeof shot, "%s/screenshot/screenshot.png", dir);
 	char *title = rec_str(snap, "title"), *url = rec_str(snap, "url"), *st = rec_str(snap, "status");
@@ -217,7 +229,7 @@ snappage_html(buf_t *b, const rec_t *snap, const rec_t *v, size_t n, int dfd, co
 		            "the notes below</span>", missing, missing == 1 ? "" : "s");
 	buf_adds(b, "</div></header><main>");
 	offline_link(b, &l, snap, v, n);
-	if (viewtype_file(dfd, shot, NULL) == VIEW_RAW)
+	if (has_result(v, n, "screenshot") && viewtype_file(dfd, shot, NULL) == VIEW_RAW)
 		buf_adds(b, "<a href=\"screenshot/screenshot.png\"><img class=\"preview\" alt=\"screenshot\" "
 		            "src=\"screenshot/screenshot.png\"></a>");
 	buf_adds(b, "<table><tr><th>plugin</th><th>status</th><th>output</th><th>files</th></tr>");
